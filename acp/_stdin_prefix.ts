@@ -1,0 +1,67 @@
+/**
+ * Reads the first NDJSON line of a byte stream and gives back a stream that replays the rest,
+ * so the binary can answer `initialize` before the ACP SDK has loaded.
+ *
+ * @module
+ */
+
+/** The first line and a stream of everything after it. */
+export interface FirstLine {
+  /** The first line without its newline, or `undefined` at end of input. */
+  readonly line: string | undefined;
+  /** The bytes after the first line, then the rest of the input. */
+  readonly rest: ReadableStream<Uint8Array>;
+}
+
+/**
+ * Splits off the first line of `input`.
+ *
+ * @param input The byte stream (stdin).
+ * @returns The line and the remaining stream.
+ */
+export async function readFirstLine(input: ReadableStream<Uint8Array>): Promise<FirstLine> {
+  const reader = input.getReader();
+  const chunks: Uint8Array[] = [];
+  let line: string | undefined;
+  let leftover: Uint8Array = new Uint8Array();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) {
+      if (chunks.length > 0) line = new TextDecoder().decode(concat(chunks));
+      break;
+    }
+    const index = value.indexOf(10);
+    if (index < 0) {
+      chunks.push(value);
+      continue;
+    }
+    chunks.push(value.subarray(0, index));
+    line = new TextDecoder().decode(concat(chunks));
+    leftover = value.subarray(index + 1);
+    break;
+  }
+  const rest = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (leftover.length > 0) controller.enqueue(leftover);
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return { line, rest };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

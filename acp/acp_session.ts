@@ -1,0 +1,253 @@
+/**
+ * One ACP session's presentation state: turns session-log events (live or replayed), model
+ * deltas and streamed tool output into `session/update` payloads, coalescing deltas and
+ * terminal output so that nothing is dropped and the wire is not flooded.
+ *
+ * @module
+ */
+import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { JsonValue } from "../core/json.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import type { AnyToolDefinition } from "../tools/definition.ts";
+import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
+import { fenceConsole } from "./wire.ts";
+
+/** A session-log event as the bridge reads it (envelope plus data). */
+export interface BridgeEvent {
+  /** Event type such as `tool/call`. */
+  readonly type: string;
+  /** Event data. */
+  readonly [key: string]: unknown;
+}
+
+/** Options of {@linkcode AcpSession}. */
+export interface AcpSessionOptions {
+  /** The session working directory (absolute). */
+  readonly cwd: string;
+  /** True when the client advertised `_meta.terminal_output`. */
+  readonly terminalOutput: boolean;
+  /** Looks up tool definitions (`ctx.tools.get`). */
+  readonly lookup: (name: string) => AnyToolDefinition | undefined;
+  /** Sends one update (in order). */
+  readonly send: (update: SessionUpdate) => void;
+  /** Coalescing window for deltas and terminal output, in ms; `0` sends each piece at once. @default {50} */
+  readonly flushMs?: number;
+  /** Where presenter throws are reported. @default {undefined} */
+  readonly logger?: PresenterLogger;
+}
+
+interface OutputState {
+  streamed: string;
+  pending: string;
+}
+
+function textOf(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return (content as ContentBlock[]).flatMap((b) => b?.type === "text" ? [b.text] : []);
+}
+
+/**
+ * The presentation state of one session.
+ *
+ * @example Usage
+ * ```ts
+ * import { AcpSession } from "./acp_session.ts";
+ * import { equal } from "node:assert/strict";
+ * const sent: string[] = [];
+ * const session = new AcpSession({
+ *   cwd: "/w",
+ *   terminalOutput: false,
+ *   lookup: () => undefined,
+ *   send: (update) => sent.push(update.sessionUpdate),
+ * });
+ * session.delta("text", "Hi");
+ * session.event({ type: "tool/call", callId: "c1", name: "x", arguments: "{}" }, false);
+ * session.event({ type: "tool/result", callId: "c1", content: [], isError: false }, false);
+ * session.dispose();
+ * equal(sent.join(","), "agent_message_chunk,tool_call,tool_call_update");
+ * ```
+ */
+export class AcpSession {
+  /** The card presenter of this session. */
+  readonly presenter: CardPresenter;
+  #options: AcpSessionOptions;
+  #delta: { kind: "text" | "reasoning"; text: string } | undefined;
+  #outputs = new Map<string, OutputState>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * Creates the state of one session.
+   *
+   * @param options Cwd, capability, tool lookup, sender and coalescing window.
+   */
+  constructor(options: AcpSessionOptions) {
+    this.#options = options;
+    this.presenter = new CardPresenter({
+      cwd: options.cwd,
+      terminalOutput: options.terminalOutput,
+      lookup: options.lookup,
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+  }
+
+  /**
+   * Handles one session-log event. `replay` also sends the logged user and assistant messages
+   * (live runs stream those as deltas).
+   *
+   * @param event The event.
+   * @param replay True during `session/load`.
+   */
+  event(event: BridgeEvent, replay: boolean): void {
+    const send = this.#options.send;
+    switch (event.type) {
+      case "user/message":
+        if (replay) {
+          for (const text of textOf(event.content)) {
+            send({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+          }
+        }
+        break;
+      case "assistant/message":
+        this.#flushDelta();
+        if (replay && Array.isArray(event.content)) {
+          for (const block of event.content as { type: string; text?: string }[]) {
+            if (block.type !== "text" && block.type !== "reasoning") continue;
+            send({
+              sessionUpdate: block.type === "text" ? "agent_message_chunk" : "agent_thought_chunk",
+              content: { type: "text", text: block.text ?? "" },
+            });
+          }
+        }
+        break;
+      case "tool/call":
+        this.#flushDelta();
+        send(this.presenter.call(
+          String(event.callId),
+          String(event.name),
+          typeof event.arguments === "string"
+            ? event.arguments
+            : JSON.stringify(event.arguments ?? {}),
+        ));
+        break;
+      case "tool/result": {
+        this.#flushDelta();
+        const callId = String(event.callId);
+        const output = this.#outputs.get(callId);
+        this.#outputs.delete(callId);
+        const update = this.presenter.result(
+          callId,
+          {
+            content: (event.content ?? []) as ContentBlock[],
+            isError: event.isError === true,
+            ...(event.meta !== undefined ? { meta: event.meta as JsonValue } : {}),
+          },
+          {
+            ...(typeof event.surfaceOp === "string" ? { surfaceOp: event.surfaceOp } : {}),
+            ...(output !== undefined ? { streamed: output.streamed, unsent: output.pending } : {}),
+          },
+        );
+        if (update !== undefined) send(update);
+        break;
+      }
+      case "turn/end":
+        this.flush();
+        break;
+    }
+  }
+
+  /**
+   * Buffers a streamed model delta (sent within the coalescing window).
+   *
+   * @param kind `text` or `reasoning`.
+   * @param text The delta.
+   */
+  delta(kind: "text" | "reasoning", text: string): void {
+    if (this.#delta !== undefined && this.#delta.kind !== kind) this.#flushDelta();
+    if (this.#delta === undefined) this.#delta = { kind, text };
+    else this.#delta.text += text;
+    this.#schedule();
+  }
+
+  /**
+   * Buffers streamed output of a running call; only terminal cards stream.
+   *
+   * @param callId The call id.
+   * @param chunk The output.
+   */
+  output(callId: string, chunk: string): void {
+    if (!this.presenter.isTerminal(callId) || chunk === "") return;
+    const state = this.#outputs.get(callId);
+    if (state === undefined) this.#outputs.set(callId, { streamed: "", pending: chunk });
+    else state.pending += chunk;
+    this.#schedule();
+  }
+
+  /** Sends everything buffered now. */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#flushDelta();
+    const { send, terminalOutput } = this.#options;
+    for (const [callId, state] of this.#outputs) {
+      if (state.pending === "") continue;
+      const data = state.pending;
+      state.streamed += data;
+      state.pending = "";
+      send(
+        terminalOutput
+          ? {
+            sessionUpdate: "tool_call_update",
+            toolCallId: callId,
+            _meta: { terminal_output: { terminal_id: callId, data } },
+          }
+          : {
+            sessionUpdate: "tool_call_update",
+            toolCallId: callId,
+            content: [{
+              type: "content",
+              content: { type: "text", text: fenceConsole(state.streamed) },
+            }],
+          },
+      );
+    }
+  }
+
+  /**
+   * The card a permission prompt shows for a call (the `tool_call` already sent, else a preview).
+   *
+   * @param callId The call id.
+   * @param name The tool name.
+   * @param args The parsed arguments.
+   * @returns The `toolCall` of `session/request_permission`.
+   */
+  permissionCard(callId: string, name: string, args: unknown): ToolCallUpdate {
+    this.#flushDelta();
+    const card = this.presenter.pendingCard(callId) ?? this.presenter.preview(callId, name, args);
+    const { sessionUpdate: _, status: _status, ...toolCall } = card;
+    return toolCall;
+  }
+
+  /** Stops the coalescing timer (buffered data is sent first). */
+  dispose(): void {
+    this.flush();
+  }
+
+  #schedule(): void {
+    if (this.#options.flushMs === 0) return this.flush();
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.flush();
+    }, this.#options.flushMs ?? 50);
+  }
+
+  #flushDelta(): void {
+    const delta = this.#delta;
+    if (delta === undefined) return;
+    this.#delta = undefined;
+    this.#options.send({
+      sessionUpdate: delta.kind === "text" ? "agent_message_chunk" : "agent_thought_chunk",
+      content: { type: "text", text: delta.text },
+    });
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * The agent binary's JSONC configuration (`dsh.jsonc`): model, tool mode, permission rules,
+ * sandbox, MCP servers and the sessions directory.
+ *
+ * @module
+ */
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import type { McpServerConfig } from "../mcp/mod.ts";
+
+/** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
+export type ModelProvider = "auto" | "deepseek" | "demo";
+
+/** Model settings. */
+export interface ModelConfig {
+  /** The provider. @default {"auto"} */
+  readonly provider: ModelProvider;
+  /** The model name. @default {"deepseek-chat"} */
+  readonly model: string;
+  /** The API base URL. @default {"https://api.deepseek.com"} */
+  readonly baseUrl: string;
+}
+
+/** A permission decision. */
+export type RuleDecision = "allow" | "ask" | "deny";
+
+/** One permission rule: the first matching rule decides. */
+export interface PermissionRule {
+  /** Tool name, or `*` for every tool. */
+  readonly tool: string;
+  /** The decision. */
+  readonly decision: RuleDecision;
+  /** Optional regular expression tested against one string argument (`arg`). */
+  readonly pattern?: string;
+  /** The argument `pattern` is tested against. @default {"command"} */
+  readonly arg?: string;
+  /** The reason shown to the user or the model. */
+  readonly reason?: string;
+}
+
+/** The whole configuration, defaults applied. */
+export interface AgentConfig {
+  /** Model settings. */
+  readonly model: ModelConfig;
+  /** How tools are presented to the model. @default {"native"} */
+  readonly toolMode: "native" | "code" | "both";
+  /** Permission rules, first match wins. @default {[]} */
+  readonly permissions: readonly PermissionRule[];
+  /** The decision when no rule matches. @default {"allow"} */
+  readonly defaultDecision: RuleDecision;
+  /** OS sandbox for shell commands. @default {"off"} */
+  readonly sandbox: "off" | "workspace-write";
+  /** MCP servers by name (stdio `command` or HTTP `url`), as `mcpPlugin` takes them. @default {{}} */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** Where session logs go (relative to the config file's folder). @default {".dsh/sessions"} */
+  readonly sessionsDir: string;
+  /** Extra workspace roots the agent may read and write. @default {[]} */
+  readonly roots: readonly string[];
+  /** Extra commands the agent may run (for example MCP servers an editor passes in `session/new`). @default {[]} */
+  readonly allowRun: readonly string[];
+}
+
+/** The configuration used when no file exists. */
+export const DEFAULT_CONFIG: AgentConfig = {
+  model: { provider: "auto", model: "deepseek-chat", baseUrl: "https://api.deepseek.com" },
+  toolMode: "native",
+  permissions: [],
+  defaultDecision: "allow",
+  sandbox: "off",
+  mcpServers: {},
+  sessionsDir: ".dsh/sessions",
+  roots: [],
+  allowRun: [],
+};
+
+function lineCol(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+}
+
+function fail(source: string, message: string): never {
+  throw new SyntaxError(`Cannot read config "${source}": ${message}`);
+}
+
+function oneOf<T extends string>(
+  source: string,
+  key: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) {
+    return value as T;
+  }
+  return fail(
+    source,
+    `"${key}" must be one of ${allowed.map((a) => `"${a}"`).join(", ")}: received ${
+      JSON.stringify(value)
+    }`,
+  );
+}
+
+function str(source: string, key: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value === "string" && value !== "") return value;
+  return fail(source, `"${key}" must be a non-empty string: received ${JSON.stringify(value)}`);
+}
+
+function record(source: string, key: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return value as Record<string, unknown>;
+  }
+  return fail(source, `"${key}" must be an object: received ${JSON.stringify(value)}`);
+}
+
+function strings(source: string, key: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
+  return fail(source, `"${key}" must be an array of strings: received ${JSON.stringify(value)}`);
+}
+
+const DECISIONS = ["allow", "ask", "deny"] as const;
+
+/**
+ * Parses and validates JSONC configuration text (comments and trailing commas allowed).
+ *
+ * @param text The file text.
+ * @param source The file name used in error messages.
+ * @returns The configuration with defaults applied.
+ * @throws {SyntaxError} On a parse error (with line and column) or an invalid value.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseConfig } from "./config.ts";
+ * import { equal, throws } from "node:assert/strict";
+ * const config = parseConfig('{ "toolMode": "code", // comment\n }', "dsh.jsonc");
+ * equal(config.toolMode, "code");
+ * throws(() => parseConfig('{ "a": 1 "b": 2 }', "dsh.jsonc"), /line 1, column 10/);
+ * ```
+ */
+export function parseConfig(text: string, source: string): AgentConfig {
+  const errors: ParseError[] = [];
+  const raw: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  // A file with only comments (or nothing) is an empty config.
+  const blank = raw === undefined && errors.length === 1 &&
+    printParseErrorCode(first!.error) === "ValueExpected";
+  if (first !== undefined && !blank) {
+    fail(source, `${printParseErrorCode(first.error)} at ${lineCol(text, first.offset)}`);
+  }
+  const top = record(source, "(top level)", raw ?? {});
+  const known = new Set([
+    "$schema",
+    "model",
+    "toolMode",
+    "permissions",
+    "defaultDecision",
+    "sandbox",
+    "mcpServers",
+    "sessionsDir",
+    "roots",
+    "allowRun",
+  ]);
+  for (const key of Object.keys(top)) {
+    if (!known.has(key)) {
+      fail(source, `unknown key "${key}": expected one of ${[...known].join(", ")}`);
+    }
+  }
+  const model = record(source, "model", top.model);
+  const d = DEFAULT_CONFIG;
+  const rules = top.permissions === undefined ? [] : top.permissions;
+  if (!Array.isArray(rules)) {
+    fail(source, `"permissions" must be an array of rules: received ${JSON.stringify(rules)}`);
+  }
+  const permissions = rules.map((rule, i): PermissionRule => {
+    const r = record(source, `permissions[${i}]`, rule);
+    const pattern = r.pattern === undefined
+      ? undefined
+      : str(source, `permissions[${i}].pattern`, r.pattern, "");
+    if (pattern !== undefined) {
+      try {
+        new RegExp(pattern);
+      } catch {
+        fail(
+          source,
+          `"permissions[${i}].pattern" is not a valid regular expression: received ${
+            JSON.stringify(pattern)
+          }`,
+        );
+      }
+    }
+    return {
+      tool: str(source, `permissions[${i}].tool`, r.tool, "*"),
+      decision: oneOf(source, `permissions[${i}].decision`, r.decision, DECISIONS, "ask"),
+      ...(pattern !== undefined ? { pattern } : {}),
+      ...(r.arg !== undefined
+        ? { arg: str(source, `permissions[${i}].arg`, r.arg, "command") }
+        : {}),
+      ...(r.reason !== undefined
+        ? { reason: str(source, `permissions[${i}].reason`, r.reason, "") }
+        : {}),
+    };
+  });
+  const servers = record(source, "mcpServers", top.mcpServers);
+  const mcpServers: Record<string, McpServerConfig> = {};
+  for (const [name, value] of Object.entries(servers)) {
+    // A shape check only; the MCP plugin validates the rest when it starts (its SDK is large).
+    const server = record(source, `mcpServers.${name}`, value);
+    const hasCommand = typeof server.command === "string" && server.command !== "";
+    const hasUrl = typeof server.url === "string" && server.url !== "";
+    if (hasCommand === hasUrl) {
+      fail(
+        source,
+        `"mcpServers.${name}" must have exactly one of a non-empty "command" or "url": received ${
+          JSON.stringify(value).slice(0, 200)
+        }`,
+      );
+    }
+    mcpServers[name] = server as unknown as McpServerConfig;
+  }
+  return {
+    model: {
+      provider: oneOf(
+        source,
+        "model.provider",
+        model.provider,
+        ["auto", "deepseek", "demo"],
+        d.model.provider,
+      ),
+      model: str(source, "model.model", model.model, d.model.model),
+      baseUrl: str(source, "model.baseUrl", model.baseUrl, d.model.baseUrl),
+    },
+    toolMode: oneOf(source, "toolMode", top.toolMode, ["native", "code", "both"], d.toolMode),
+    permissions,
+    defaultDecision: oneOf(
+      source,
+      "defaultDecision",
+      top.defaultDecision,
+      DECISIONS,
+      d.defaultDecision,
+    ),
+    sandbox: oneOf(source, "sandbox", top.sandbox, ["off", "workspace-write"], d.sandbox),
+    mcpServers,
+    sessionsDir: str(source, "sessionsDir", top.sessionsDir, d.sessionsDir),
+    roots: strings(source, "roots", top.roots),
+    allowRun: strings(source, "allowRun", top.allowRun),
+  };
+}
+
+/**
+ * Decides a call from the rules: the first rule whose tool (or `*`) and pattern match wins.
+ *
+ * @param config The configuration.
+ * @param name The tool name.
+ * @param args The call's arguments.
+ * @returns The decision and the rule's reason.
+ *
+ * @example Usage
+ * ```ts
+ * import { DEFAULT_CONFIG, decide } from "./config.ts";
+ * import { equal } from "node:assert/strict";
+ * const config = { ...DEFAULT_CONFIG, permissions: [{ tool: "bash", decision: "ask" as const, pattern: "^rm " }] };
+ * equal(decide(config, "bash", { command: "rm -rf x" }).decision, "ask");
+ * equal(decide(config, "bash", { command: "ls" }).decision, "allow");
+ * ```
+ */
+export function decide(
+  config: AgentConfig,
+  name: string,
+  args: unknown,
+): { readonly decision: RuleDecision; readonly reason?: string } {
+  for (const rule of config.permissions) {
+    if (rule.tool !== "*" && rule.tool !== name) continue;
+    if (rule.pattern !== undefined) {
+      const value = typeof args === "object" && args !== null
+        ? (args as Record<string, unknown>)[rule.arg ?? "command"]
+        : undefined;
+      if (typeof value !== "string" || !new RegExp(rule.pattern).test(value)) continue;
+    }
+    return {
+      decision: rule.decision,
+      ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+    };
+  }
+  return { decision: config.defaultDecision };
+}
+
+/**
+ * Reads the configuration: `path` when given, else `dsh.jsonc` in `cwd` when it exists, else defaults.
+ *
+ * @param cwd The directory to look in.
+ * @param path An explicit config path (`--config`).
+ * @returns The configuration and the file it came from (`undefined` for defaults).
+ * @throws {Deno.errors.NotFound} When an explicit `path` does not exist.
+ * @throws {SyntaxError} When the file is invalid.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { loadConfig } from "./config.ts";
+ * const { config, file } = await loadConfig(Deno.cwd());
+ * ```
+ */
+export async function loadConfig(
+  cwd: string,
+  path?: string,
+): Promise<{ readonly config: AgentConfig; readonly file?: string }> {
+  const file = path ?? `${cwd}/dsh.jsonc`;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (path === undefined && error instanceof Deno.errors.NotFound) {
+      return { config: DEFAULT_CONFIG };
+    }
+    throw error;
+  }
+  return { config: parseConfig(text, file), file };
+}

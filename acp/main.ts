@@ -1,0 +1,262 @@
+/**
+ * The dsh ACP agent binary. Reads `dsh.jsonc` (or `--config`), builds the harness (built-in
+ * tools, jobs, Code Mode, MCP servers, permission rules) and serves ACP over stdio: stdout
+ * carries only protocol frames, logs go to stderr.
+ *
+ * ```sh
+ * deno run <flags from acp/permissions.ts> acp/main.ts [--config dsh.jsonc] [--script answers.json]
+ *   [--sessions-dir dir] [--flush-ms 50] [--log-level info]
+ * ```
+ *
+ * Uses DeepSeek when `DEEPSEEK_API_KEY` is set (and the provider is `auto` or `deepseek`), else the
+ * built-in scripted demo model.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { dirname, resolve } from "node:path";
+import type { InitializeRequest } from "@agentclientprotocol/sdk";
+import type { ModelAdapter } from "../agent/mod.ts";
+import type { LogLevel } from "../core/mod.ts";
+import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
+import type { ToolExecution } from "../tools/mod.ts";
+import { type AgentConfig, decide, loadConfig } from "./config.ts";
+import { initializeResponse } from "./initialize.ts";
+import { readFirstLine } from "./_stdin_prefix.ts";
+
+/** The parsed command line of the agent binary. */
+export interface AgentArgs {
+  /** `--config <path>`. */
+  readonly config?: string;
+  /** `--script <file.json>`: a scripted model. */
+  readonly script?: string;
+  /** `--sessions-dir <dir>`: overrides the config's `sessionsDir`. */
+  readonly sessionsDir?: string;
+  /** `--flush-ms <n>`: coalescing window. @default {50} */
+  readonly flushMs: number;
+  /** `--log-level`. @default {"info"} */
+  readonly logLevel: LogLevel;
+}
+
+/**
+ * Parses the agent's command line.
+ *
+ * @param args `Deno.args`.
+ * @returns The options.
+ * @throws {TypeError} On an unknown flag or a bad value.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseAgentArgs } from "./main.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(parseAgentArgs(["--flush-ms", "10"]).flushMs, 10);
+ * ```
+ */
+export function parseAgentArgs(args: readonly string[]): AgentArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      config: { type: "string" },
+      script: { type: "string" },
+      "sessions-dir": { type: "string" },
+      "flush-ms": { type: "string" },
+      "log-level": { type: "string" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const flushMs = Number(values["flush-ms"] ?? 50);
+  if (!Number.isFinite(flushMs) || flushMs < 0) {
+    throw new TypeError(
+      `Cannot start the agent as '--flush-ms' must be a non-negative number: current value is ${
+        JSON.stringify(values["flush-ms"])
+      }`,
+    );
+  }
+  const logLevel = values["log-level"] ?? "info";
+  if (!["debug", "info", "warn", "error"].includes(logLevel)) {
+    throw new TypeError(
+      `Cannot start the agent as '--log-level' must be debug, info, warn or error: current value is ${
+        JSON.stringify(logLevel)
+      }`,
+    );
+  }
+  return {
+    ...(values.config !== undefined ? { config: values.config } : {}),
+    ...(values.script !== undefined ? { script: values.script } : {}),
+    ...(values["sessions-dir"] !== undefined ? { sessionsDir: values["sessions-dir"] } : {}),
+    flushMs,
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+/**
+ * Whether the agent will talk to DeepSeek (a key is set and the provider is not `demo`).
+ *
+ * @param config The configuration.
+ * @param apiKey The `DEEPSEEK_API_KEY` value.
+ * @returns True for DeepSeek.
+ *
+ * @example Usage
+ * ```ts
+ * import { DEFAULT_CONFIG } from "./config.ts";
+ * import { usesDeepSeek } from "./main.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(usesDeepSeek(DEFAULT_CONFIG, undefined), false);
+ * equal(usesDeepSeek(DEFAULT_CONFIG, "sk-1"), true);
+ * ```
+ */
+export function usesDeepSeek(config: AgentConfig, apiKey: string | undefined): boolean {
+  if (config.model.provider === "demo") return false;
+  return config.model.provider === "deepseek" || (apiKey !== undefined && apiKey !== "");
+}
+
+function permissionGate(config: AgentConfig) {
+  return function gate(
+    decision: PreExecuteDecision,
+    exec: ToolExecution,
+  ): PreExecuteDecision | undefined {
+    if (decision.kind !== "allow") return undefined;
+    const rule = decide(config, exec.name, exec.arguments);
+    if (rule.decision === "allow") return undefined;
+    if (rule.decision === "deny") {
+      return {
+        kind: "deny",
+        reason: rule.reason ?? `the permission rules deny tool "${exec.name}"`,
+      };
+    }
+    return { kind: "ask", ...(rule.reason !== undefined ? { reason: rule.reason } : {}) };
+  };
+}
+
+/**
+ * Runs the agent over stdio until stdin closes.
+ *
+ * @param args The command line.
+ * @returns The exit code.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { main } from "./main.ts";
+ * Deno.exit(await main(Deno.args));
+ * ```
+ */
+export async function main(args: readonly string[]): Promise<number> {
+  const options = parseAgentArgs(args);
+  // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
+  const first = await readFirstLine(Deno.stdin.readable);
+  let input = first.rest;
+  let initialized: InitializeRequest | undefined;
+  const message = parseMessage(first.line);
+  if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
+    initialized = message.params as unknown as InitializeRequest;
+    const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
+    await writeAll(new TextEncoder().encode(JSON.stringify(response) + "\n"));
+  } else if (first.line !== undefined) {
+    input = prepend(first.line + "\n", first.rest);
+  }
+  const cwd = Deno.cwd();
+  const { config, file } = await loadConfig(cwd, options.config);
+  const base = file === undefined ? cwd : dirname(resolve(file));
+  const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
+  await Deno.mkdir(sessionsDir, { recursive: true });
+  const [{ ndJsonStream }, agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
+    import("@agentclientprotocol/sdk"),
+    import("../agent/mod.ts"),
+    import("../registry/mod.ts"),
+    import("./server.ts"),
+  ]);
+  const apiKey = Deno.env.get("DEEPSEEK_API_KEY");
+  let createAdapter: () => ModelAdapter;
+  let model = Deno.env.get("DEEPSEEK_MODEL") ?? config.model.model;
+  if (options.script !== undefined) {
+    const { loadScriptModel } = await import("./script_model.ts");
+    const scripted = await loadScriptModel(options.script);
+    createAdapter = () => scripted;
+    model = "scripted";
+  } else if (usesDeepSeek(config, apiKey)) {
+    const baseUrl = Deno.env.get("DEEPSEEK_BASE_URL") ?? config.model.baseUrl;
+    createAdapter = () =>
+      new agentMod.DeepSeekAdapter({ ...(apiKey !== undefined ? { apiKey } : {}), baseUrl, model });
+  } else {
+    const { createDemoModel } = await import("./demo_model.ts");
+    createAdapter = () => createDemoModel();
+    model = "demo";
+  }
+  const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
+  try {
+    ctx.on("tools/pre-execute", permissionGate(config));
+    // Tools load after the connection is up; session requests wait for them.
+    const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
+      loadBuiltins(ctx, { config, workspace: cwd })
+    );
+    ready.catch((error) => {
+      if (ctx.fiber.state !== "disposed") {
+        ctx.logger.error("Cannot load the tools", { error: String(error) });
+      }
+    });
+    const app = createAcpServer(ctx, {
+      ready,
+      createAdapter,
+      model,
+      sessionsDir,
+      toolMode: config.toolMode,
+      flushMs: options.flushMs,
+      ...(initialized !== undefined ? { initialized } : {}),
+    });
+    const connection = app.connect(ndJsonStream(Deno.stdout.writable, input));
+    await connection.closed;
+  } finally {
+    await ctx.fiber.dispose();
+  }
+  return 0;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseMessage(line: string | undefined): Record<string, unknown> | undefined {
+  if (line === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeAll(bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+}
+
+function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = rest.getReader();
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exitCode = await main(Deno.args);
+  } catch (error) {
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(
+        `[dsh] ERROR acp: ${error instanceof Error ? error.message : String(error)}\n`,
+      ),
+    );
+    Deno.exitCode = 1;
+  }
+}

@@ -1,0 +1,617 @@
+/**
+ * The agent loop: one agent owns one session log and runs turns of model steps and tool batches.
+ *
+ * @module
+ */
+import { errorMessage } from "../core/error_message.ts";
+import type { JsonObject } from "../core/json.ts";
+import type { Logger } from "../core/logger.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import type { AgentHandle, InjectOptions } from "../tools/definition.ts";
+import type { ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
+import type { AssistantBlock, FinishReason, ModelAdapter, ToolCallBlock, Usage } from "./model.ts";
+import type { ModelMessage } from "./model.ts";
+import type { SessionLogWarning } from "./read_session_log.ts";
+import type { ContextSource, SessionEvent, StopReason } from "./session_event.ts";
+import { SessionLog } from "./session_log.ts";
+import { MessageBuilder } from "./_message_builder.ts";
+import { runToolBatch } from "./_tool_batch.ts";
+
+/**
+ * What the agent needs from its plugin context. The core `Context` (with `ctx.tools` provided)
+ * satisfies it.
+ */
+export interface AgentContext {
+  /** The tool registry. */
+  readonly tools: ToolRegistry;
+  /** Observe-only events: `session/event`, `agent/delta`, `tool/output`, `agent/disposed`. */
+  emit(event: string, ...args: unknown[]): void;
+  /** Value hooks: `agent/system-prompt` (value: the prompt, extra arg: the agent). */
+  waterfall<T>(event: string, value: T, ...args: unknown[]): Promise<T>;
+  /** Warnings (a torn log line on resume). */
+  readonly logger?: Logger;
+}
+
+/** Options for {@linkcode createAgent}. */
+export interface CreateAgentOptions {
+  /** The model provider. */
+  readonly adapter: ModelAdapter;
+  /** The model id. */
+  readonly model: string;
+  /** Session id; on resume, read from the log. @default {crypto.randomUUID()} */
+  readonly sessionId?: string;
+  /** Session working directory, absolute; required unless resuming. */
+  readonly cwd?: string;
+  /** The log file. Either this or `logDir` is required. */
+  readonly logPath?: string;
+  /** A directory for `<sessionId>.jsonl` (must exist). */
+  readonly logDir?: string;
+  /** Continue the session stored at the log path instead of creating a new one. @default {false} */
+  readonly resume?: boolean;
+  /** The base system prompt (extended by `agent/system-prompt` listeners). @default {a short persona naming the cwd} */
+  readonly systemPrompt?: string;
+  /** Model requests per turn. @default {50} */
+  readonly maxSteps?: number;
+  /** Concurrency-safe calls that may overlap. @default {4} */
+  readonly maxParallelToolCalls?: number;
+  /** How tools are presented to the model. @default {"native"} */
+  readonly toolMode?: ToolMode;
+  /** Output token cap passed to the adapter. */
+  readonly maxTokens?: number;
+  /** fsync after every event rather than at turn end. @default {false} */
+  readonly syncEveryEvent?: boolean;
+}
+
+/** Options for {@linkcode Agent.prompt}. */
+export interface PromptOptions {
+  /** Cancels the turn: nothing starts after it, started calls are drained. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a turn ended. */
+export interface PromptResult {
+  /** Why the turn ended. */
+  readonly stopReason: StopReason;
+  /** For `error`: what failed. */
+  readonly error?: { readonly message: string; readonly code?: string };
+}
+
+/** Name of the waterfall hook that extends the system prompt (Code Mode adds its SDK there). */
+export const SYSTEM_PROMPT_HOOK = "agent/system-prompt";
+
+const INVALID_ARGS = "INVALID_ARGS";
+const SESSION_ID_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+let agentCounter = 0;
+
+function textContent(content: string | readonly ContentBlock[]): ContentBlock[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+}
+
+/** Detached JSON copy; throws TypeError for non-JSON content. */
+function snapshot(content: readonly ContentBlock[], what: string): ContentBlock[] {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(content);
+  } catch (error) {
+    throw new TypeError(`Cannot ${what}: content is not JSON-serializable: ${errorMessage(error)}`);
+  }
+  if (text === undefined) throw new TypeError(`Cannot ${what}: content is not JSON`);
+  return JSON.parse(text);
+}
+
+function invalidArgs(name: string, raw: string, error: unknown): ToolOutcome {
+  const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
+  const message = `invalid arguments: the arguments of tool "${name}" are not valid JSON (${
+    errorMessage(error)
+  }): received ${received}`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Error: ${message}` }],
+    error: { message, code: INVALID_ARGS },
+  };
+}
+
+/**
+ * An agent: runs turns against its session log. Implements the tools' {@linkcode AgentHandle}.
+ * Build one with {@linkcode createAgent}.
+ */
+export class Agent implements AgentHandle {
+  /** Agent id, unique per process. */
+  readonly id: string;
+  /** The session id. */
+  readonly sessionId: string;
+  /** The session working directory. */
+  readonly cwd: string;
+  /** Problems found when the log was loaded (resume). */
+  readonly warnings: readonly SessionLogWarning[];
+  #ctx: AgentContext;
+  #log: SessionLog;
+  #options: CreateAgentOptions;
+  #events: SessionEvent[];
+  #builder = new MessageBuilder();
+  #turn: number;
+  #running: Promise<PromptResult> | undefined;
+  #queuedInjects: { content: ContentBlock[]; source: ContextSource }[] = [];
+  #disposed = false;
+  #disposal = new AbortController();
+
+  /** @internal Use {@linkcode createAgent}. */
+  constructor(
+    ctx: AgentContext,
+    log: SessionLog,
+    options: CreateAgentOptions,
+    loaded: { events: SessionEvent[]; warnings: SessionLogWarning[] },
+  ) {
+    this.id = `agent-${++agentCounter}`;
+    this.#ctx = ctx;
+    this.#log = log;
+    this.#options = options;
+    this.sessionId = log.header.id;
+    this.cwd = log.header.cwd;
+    this.warnings = loaded.warnings;
+    this.#events = loaded.events;
+    let turn = 0;
+    let open = false;
+    for (const event of loaded.events) {
+      this.#builder.push(event);
+      if (event.type === "turn/start") {
+        turn = Math.max(turn, Number(event.turn) || 0);
+        open = true;
+      } else if (event.type === "turn/end") open = false;
+    }
+    this.#turn = turn;
+    if (open) {
+      this.#append("turn/end", {
+        turn,
+        stopReason: "error",
+        error: { message: "the turn was interrupted before it ended (closed on resume)" },
+      });
+      log.sync();
+    }
+  }
+
+  /** True once disposed. */
+  get disposed(): boolean {
+    return this.#disposed;
+  }
+
+  /** Every event of the session, loaded and appended, in log order. */
+  get events(): readonly SessionEvent[] {
+    return this.#events;
+  }
+
+  /** The session log path. */
+  get logPath(): string {
+    return this.#log.path;
+  }
+
+  /** How tools are presented to the model (Code Mode reads it to add its SDK section). */
+  get toolMode(): ToolMode {
+    return this.#options.toolMode ?? "native";
+  }
+
+  /** True while a turn runs. */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /** The conversation the next request would carry. */
+  messages(): ModelMessage[] {
+    return this.#builder.messages();
+  }
+
+  /**
+   * Runs one turn: steps until the model stops calling tools, the step limit, or the abort.
+   * Adapter and tool failures end the turn with `stopReason: "error"`; the promise rejects only
+   * when the log cannot be written.
+   *
+   * @param content The user's message.
+   * @param options Cancellation.
+   * @returns How the turn ended.
+   * @throws {Error} When the agent is disposed or a turn is already running.
+   */
+  prompt(
+    content: string | readonly ContentBlock[],
+    options: PromptOptions = {},
+  ): Promise<PromptResult> {
+    if (this.#disposed) {
+      return Promise.reject(new Error(`Cannot prompt agent "${this.id}": the agent was disposed`));
+    }
+    if (this.#running) {
+      return Promise.reject(
+        new Error(`Cannot prompt agent "${this.id}": a turn is already running`),
+      );
+    }
+    let blocks: ContentBlock[];
+    try {
+      blocks = snapshot(textContent(content), `prompt agent "${this.id}"`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, this.#disposal.signal])
+      : this.#disposal.signal;
+    const running = this.#runTurn(blocks, signal).finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  /**
+   * Appends durable context that the next model request sees. Not a wake-up. While a turn runs
+   * it is queued and logged before the next request (so after the current batch's results).
+   *
+   * @param content Text or content blocks (snapshotted now).
+   * @param options The source.
+   * @throws {Error} When the agent was disposed.
+   * @throws {TypeError} When the content is not JSON.
+   */
+  inject(content: string | readonly ContentBlock[], options: InjectOptions = {}): void {
+    if (this.#disposed) {
+      throw new Error(`Cannot inject into agent "${this.id}": the agent was disposed`);
+    }
+    const blocks = snapshot(textContent(content), `inject into agent "${this.id}"`);
+    const source: ContextSource = options.source ? { ...options.source } : { kind: "plugin" };
+    if (this.#running) this.#queuedInjects.push({ content: blocks, source });
+    else {this.#append("context/inject", {
+        turn: this.#turn,
+        content: blocks,
+        source: { ...source },
+      });}
+  }
+
+  /**
+   * Appends a tool-owned event (for example `fs/observed` or `tool/code-dispatch`).
+   *
+   * @param type The event type.
+   * @param data JSON data without `seq`, `time` or `type`.
+   * @throws {Error} When the agent was disposed.
+   * @throws {TypeError} When the data is not JSON or uses a reserved key.
+   */
+  appendEvent(type: string, data: JsonObject): void {
+    if (this.#disposed) {
+      throw new Error(`Cannot append "${type}" to agent "${this.id}": the agent was disposed`);
+    }
+    this.#append(type, data);
+  }
+
+  /**
+   * Aborts a running turn, waits for it to end, syncs and closes the log. Idempotent.
+   */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#disposal.abort(new DOMException(`agent "${this.id}" was disposed`, "AbortError"));
+    await this.#running?.catch(() => {});
+    this.#log.close();
+    this.#ctx.emit("agent/disposed", this);
+  }
+
+  /** Disposes the agent. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  #append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
+    const event = this.#log.append(type, data);
+    this.#events.push(event);
+    this.#builder.push(event);
+    this.#ctx.emit("session/event", event, this);
+    return event;
+  }
+
+  #flushInjects(): void {
+    const queued = this.#queuedInjects;
+    if (queued.length === 0) return;
+    this.#queuedInjects = [];
+    for (const { content, source } of queued) {
+      this.#append("context/inject", { turn: this.#turn, content, source: { ...source } });
+    }
+  }
+
+  async #runTurn(content: ContentBlock[], signal: AbortSignal): Promise<PromptResult> {
+    const turn = ++this.#turn;
+    this.#append("turn/start", { turn });
+    this.#append("user/message", { turn, content });
+    let result: PromptResult;
+    try {
+      result = await this.#steps(turn, signal);
+    } catch (error) {
+      if (signal.aborted) result = { stopReason: "cancelled" };
+      else result = { stopReason: "error", error: { message: errorMessage(error) } };
+    }
+    this.#flushInjects();
+    this.#append("turn/end", { turn, stopReason: result.stopReason, ...errorData(result.error) });
+    this.#log.sync();
+    return result;
+  }
+
+  async #steps(turn: number, signal: AbortSignal): Promise<PromptResult> {
+    const { maxSteps = 50, maxParallelToolCalls = 4, toolMode = "native" } = this.#options;
+    for (let step = 1;; step++) {
+      if (signal.aborted) return { stopReason: "cancelled" };
+      if (step > maxSteps) return { stopReason: "max_steps" };
+      this.#flushInjects();
+      const answer = await this.#stream(turn, step, signal, toolMode);
+      if ("stop" in answer) return answer.stop;
+      await runToolBatch(answer.calls, maxParallelToolCalls, {
+        parse: (call) => {
+          if (call.arguments.trim() === "") return { args: {} };
+          try {
+            return { args: JSON.parse(call.arguments) };
+          } catch (error) {
+            return { outcome: invalidArgs(call.name, call.arguments, error) };
+          }
+        },
+        isSafe: (call, args) =>
+          !signal.aborted && this.#ctx.tools.isConcurrencySafe(call.name, args) === true,
+        started: (call) =>
+          this.#append("tool/call", {
+            turn,
+            step,
+            callId: call.id,
+            name: call.name,
+            arguments: call.arguments,
+          }),
+        execute: (call, args) => this.#execute(call, args, signal, toolMode),
+        commit: (call, outcome) => this.#commit(turn, step, call, outcome),
+      });
+      if (signal.aborted) return { stopReason: "cancelled" };
+    }
+  }
+
+  async #stream(
+    turn: number,
+    step: number,
+    signal: AbortSignal,
+    mode: ToolMode,
+  ): Promise<{ calls: ToolCallBlock[] } | { stop: PromptResult }> {
+    const ctx = this.#ctx;
+    const base = this.#options.systemPrompt ??
+      `You are dsh, a coding agent. The working directory is ${this.cwd}.`;
+    const system = await ctx.waterfall(SYSTEM_PROMPT_HOOK, base, this);
+    const { maxTokens } = this.#options;
+    const request = {
+      model: this.#options.model,
+      system,
+      messages: this.#builder.messages(),
+      tools: ctx.tools.schemas({ mode }),
+      signal,
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+    };
+    const content: AssistantBlock[] = [];
+    let finish: FinishReason | undefined;
+    let finishMessage: string | undefined;
+    let usage: Usage | undefined;
+    let failure: { error: unknown } | undefined;
+    try {
+      for await (const chunk of this.#options.adapter.stream(request)) {
+        switch (chunk.type) {
+          case "text":
+          case "reasoning": {
+            const last = content.at(-1);
+            if (last?.type === chunk.type) {
+              content[content.length - 1] = { type: chunk.type, text: last.text + chunk.text };
+            } else content.push({ type: chunk.type, text: chunk.text });
+            ctx.emit("agent/delta", {
+              sessionId: this.sessionId,
+              kind: chunk.type,
+              text: chunk.text,
+            });
+            break;
+          }
+          case "tool-call":
+            content.push({
+              type: "tool-call",
+              id: chunk.id,
+              name: chunk.name,
+              arguments: chunk.arguments,
+            });
+            break;
+          case "usage":
+            usage = chunk.usage;
+            break;
+          case "finish":
+            finish = chunk.reason;
+            finishMessage = chunk.message;
+            break;
+        }
+      }
+    } catch (error) {
+      failure = { error };
+    }
+    if (failure) {
+      // Keep what streamed (never half a tool call: adapters emit only complete calls).
+      const partial = content.filter((block) => block.type !== "tool-call");
+      const cancelled = signal.aborted;
+      if (partial.length > 0) {
+        this.#append("assistant/message", {
+          turn,
+          step,
+          content: partial,
+          finishReason: cancelled ? "cancelled" : "error",
+          ...(usage ? { usage: { ...usage } } : {}),
+        });
+      }
+      if (cancelled) return { stop: { stopReason: "cancelled" } };
+      return { stop: { stopReason: "error", error: { message: errorMessage(failure.error) } } };
+    }
+    const calls = content.filter((block): block is ToolCallBlock => block.type === "tool-call");
+    finish ??= calls.length > 0 ? "tool-calls" : "stop";
+    this.#append("assistant/message", {
+      turn,
+      step,
+      content,
+      finishReason: finish,
+      ...(usage ? { usage: { ...usage } } : {}),
+    });
+    switch (finish) {
+      case "max-tokens":
+        return { stop: { stopReason: "max_tokens" } };
+      case "error":
+        return {
+          stop: {
+            stopReason: "error",
+            error: { message: finishMessage ?? "the model reported an error" },
+          },
+        };
+      case "content-filter":
+        return {
+          stop: {
+            stopReason: "error",
+            error: {
+              message: finishMessage ??
+                "the model provider stopped the answer with its content filter",
+              code: "CONTENT_FILTER",
+            },
+          },
+        };
+    }
+    if (calls.length === 0) return { stop: { stopReason: "end_turn" } };
+    return { calls };
+  }
+
+  async #execute(
+    call: ToolCallBlock,
+    args: unknown,
+    signal: AbortSignal,
+    mode: ToolMode,
+  ): Promise<ToolOutcome> {
+    try {
+      return await this.#ctx.tools.execute({
+        callId: call.id,
+        name: call.name,
+        arguments: args,
+        signal,
+        agent: this,
+        mode,
+        onOutput: (chunk) =>
+          this.#ctx.emit(
+            "tool/output",
+            { sessionId: this.sessionId, callId: call.id, chunk } as never,
+          ),
+      });
+    } catch (error) {
+      // The registry never throws; this keeps the call/result pairing if one does.
+      const message = errorMessage(error);
+      return {
+        isError: true,
+        content: [{ type: "text", text: `Error: ${message}` }],
+        error: { message },
+      };
+    }
+  }
+
+  #commit(turn: number, step: number, call: ToolCallBlock, outcome: ToolOutcome): void {
+    this.#append("tool/result", {
+      turn,
+      step,
+      callId: call.id,
+      content: outcome.content,
+      isError: outcome.isError,
+      ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
+      ...errorData(outcome.error),
+    });
+    for (const context of outcome.additionalContexts ?? []) {
+      this.#append("context/inject", {
+        turn,
+        content: context,
+        source: { kind: "tool", callId: call.id },
+      });
+    }
+  }
+}
+
+function errorData(
+  error: { readonly message: string; readonly code?: string; readonly name?: string } | undefined,
+): JsonObject {
+  if (error === undefined) return {};
+  return {
+    error: {
+      message: error.message,
+      ...(error.code === undefined ? {} : { code: error.code }),
+      ...(error.name === undefined ? {} : { name: error.name }),
+    },
+  };
+}
+
+/**
+ * Creates an agent bound to a new session log, or resumes one (`resume: true`).
+ *
+ * @param ctx The plugin context (with `ctx.tools`).
+ * @param options Adapter, model, log location and limits.
+ * @returns The agent.
+ * @throws {TypeError} When neither `logPath` nor `logDir` is given, `cwd` is missing or relative, or
+ * a `sessionId` used as a file name in `logDir` is not a plain name.
+ * @throws {RangeError} When `maxSteps` or `maxParallelToolCalls` is not a positive integer.
+ * @throws {Deno.errors.AlreadyExists} When creating and the log exists.
+ * @throws {Deno.errors.NotFound} When resuming and the log does not exist.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { createAgent } from "./agent.ts";
+ * import { MockAdapter, textResponse } from "./mock_adapter.ts";
+ * const agent = await createAgent(ctx, {
+ *   adapter: new MockAdapter([textResponse("hi")]), model: "mock", cwd: "/work", logDir: "/tmp",
+ * });
+ * const { stopReason } = await agent.prompt("hello");
+ * await agent.dispose();
+ * ```
+ */
+export async function createAgent(ctx: AgentContext, options: CreateAgentOptions): Promise<Agent> {
+  const {
+    sessionId = crypto.randomUUID(),
+    cwd,
+    logPath,
+    logDir,
+    resume = false,
+    maxSteps = 50,
+    maxParallelToolCalls = 4,
+    syncEveryEvent = false,
+  } = options;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new RangeError(
+      `Cannot create agent as 'maxSteps' must be a positive integer: current value is ${maxSteps}`,
+    );
+  }
+  if (!Number.isInteger(maxParallelToolCalls) || maxParallelToolCalls < 1) {
+    throw new RangeError(
+      `Cannot create agent as 'maxParallelToolCalls' must be a positive integer: current value is ${maxParallelToolCalls}`,
+    );
+  }
+  if (logPath === undefined && logDir === undefined) {
+    throw new TypeError("Cannot create agent: 'logPath' or 'logDir' is required");
+  }
+  if (!resume && (cwd === undefined || !isAbsolute(cwd))) {
+    throw new TypeError(
+      `Cannot create agent as 'cwd' must be an absolute path: current value is ${
+        JSON.stringify(cwd)
+      }`,
+    );
+  }
+  if (logPath === undefined && !SESSION_ID_REGEXP.test(sessionId)) {
+    throw new TypeError(
+      `Cannot create agent as 'sessionId' must match ${SESSION_ID_REGEXP} to name a file in 'logDir': current value is ${
+        JSON.stringify(sessionId)
+      }`,
+    );
+  }
+  if (resume && logPath === undefined && options.sessionId === undefined) {
+    throw new TypeError("Cannot resume agent: 'logPath' or 'sessionId' is required with 'logDir'");
+  }
+  const path = logPath ?? `${logDir!.replace(/\/+$/, "")}/${sessionId}.jsonl`;
+  if (resume) {
+    const { log, loaded } = await SessionLog.open(path, { syncEveryEvent });
+    for (const warning of loaded.warnings) {
+      ctx.logger?.warn(`session log "${path}" line ${warning.line}: ${warning.message}`);
+    }
+    return new Agent(ctx, log, options, loaded);
+  }
+  const log = await SessionLog.create(path, { id: sessionId, cwd: cwd!, syncEveryEvent });
+  return new Agent(ctx, log, options, { events: [], warnings: [] });
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}

@@ -1,0 +1,69 @@
+/**
+ * The agent loop, the durable session log and the model adapters.
+ *
+ * - {@linkcode createAgent} builds an {@linkcode Agent} (implements the tools' `AgentHandle`):
+ *   `prompt()` runs a turn of model steps and tool batches, `inject()` adds durable context.
+ * - {@linkcode SessionLog} appends JSONL events; {@linkcode readSessionLog} loads them (a torn
+ *   last line becomes a warning); {@linkcode deriveMessages} rebuilds the model conversation.
+ * - {@linkcode ModelAdapter} is the provider seam: {@linkcode DeepSeekAdapter} for the
+ *   OpenAI-compatible DeepSeek API, {@linkcode MockAdapter} for scripted tests.
+ *
+ * @example Usage
+ * ```ts
+ * import { deriveMessages, parseSessionLog } from "./mod.ts";
+ * import { equal } from "node:assert/strict";
+ * const log = parseSessionLog(
+ *   '{"type":"session","version":1,"id":"s","createdAt":"t","cwd":"/"}\n' +
+ *     '{"seq":1,"time":"t","type":"user/message","turn":1,"content":[{"type":"text","text":"hi"}]}\n',
+ *   "s.jsonl",
+ * );
+ * equal(deriveMessages(log.events)[0]?.role, "user");
+ * ```
+ *
+ * @module
+ */
+export { Agent, createAgent, SYSTEM_PROMPT_HOOK } from "./agent.ts";
+export type { AgentContext, CreateAgentOptions, PromptOptions, PromptResult } from "./agent.ts";
+export { DeepSeekAdapter } from "./deepseek.ts";
+export type { DeepSeekAdapterOptions } from "./deepseek.ts";
+export { ModelRequestError } from "./model_request_error.ts";
+export { deriveMessages } from "./derive_messages.ts";
+export {
+  maxTokensResponse,
+  MockAdapter,
+  multiCall,
+  textResponse,
+  toolCallResponse,
+} from "./mock_adapter.ts";
+export type { MockEntry, MockToolCall } from "./mock_adapter.ts";
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  AssistantReasoningBlock,
+  AssistantTextBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelMessage,
+  ModelRequest,
+  StreamChunk,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./model.ts";
+export { parseSessionLog, readSessionLog } from "./read_session_log.ts";
+export type { LoadedSessionLog, SessionLogWarning } from "./read_session_log.ts";
+export { isEventType } from "./session_event.ts";
+export type {
+  ContextSource,
+  SessionEvent,
+  SessionEventData,
+  SessionEventEnvelope,
+  SessionEventMap,
+  SessionEventOf,
+  SessionEventType,
+  SessionHeader,
+  StopReason,
+} from "./session_event.ts";
+export { SessionLog } from "./session_log.ts";
+export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log.ts";

@@ -1,0 +1,220 @@
+/**
+ * The durable, append-only JSONL session log.
+ *
+ * Flush policy: every event is serialized to one complete line and handed to the OS with a
+ * synchronous write on an open append-mode file before `append()` returns, so a crash of this
+ * process never loses an appended event and never leaves half a line except on power loss or a
+ * full disk. `sync()` (fsync) makes the file durable against power loss; the agent calls it at
+ * every turn end and on dispose, or after every event with `syncEveryEvent: true`.
+ *
+ * @module
+ */
+import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
+import type { SessionEvent, SessionHeader } from "./session_event.ts";
+
+/** Options for {@linkcode SessionLog.create}. */
+export interface CreateSessionLogOptions {
+  /** Session id. */
+  readonly id: string;
+  /** Session working directory (absolute). */
+  readonly cwd: string;
+  /** Creation time. @default {new Date()} */
+  readonly createdAt?: Date;
+  /** fsync after every event instead of only on `sync()`. @default {false} */
+  readonly syncEveryEvent?: boolean;
+}
+
+/** Options for {@linkcode SessionLog.open}. */
+export interface OpenSessionLogOptions {
+  /** fsync after every event instead of only on `sync()`. @default {false} */
+  readonly syncEveryEvent?: boolean;
+}
+
+const ENCODER = new TextEncoder();
+const RESERVED_KEYS = ["seq", "time", "type"] as const;
+
+// Formatting a Date costs microseconds; events appended in the same millisecond share the text.
+let lastMs = -1;
+let lastIso = "";
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
+/**
+ * An open session log. Appends are synchronous: the line is in the OS when `append()` returns.
+ *
+ * @example Usage
+ * ```ts
+ * import { SessionLog } from "./session_log.ts";
+ * import { readSessionLog } from "./read_session_log.ts";
+ * import { equal } from "node:assert/strict";
+ * const dir = await Deno.makeTempDir();
+ * const log = await SessionLog.create(`${dir}/s.jsonl`, { id: "s", cwd: dir });
+ * log.append("turn/start", { turn: 1 });
+ * log.close();
+ * const { events } = await readSessionLog(`${dir}/s.jsonl`);
+ * equal(events[0]?.type, "turn/start");
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export class SessionLog {
+  /** The file path. */
+  readonly path: string;
+  /** The header (line 1). */
+  readonly header: SessionHeader;
+  #file: Deno.FsFile | undefined;
+  #seq: number;
+  #syncEveryEvent: boolean;
+  #buffer = new Uint8Array(4096);
+
+  private constructor(
+    path: string,
+    header: SessionHeader,
+    file: Deno.FsFile,
+    seq: number,
+    syncEveryEvent: boolean,
+  ) {
+    this.path = path;
+    this.header = header;
+    this.#file = file;
+    this.#seq = seq;
+    this.#syncEveryEvent = syncEveryEvent;
+  }
+
+  /**
+   * Creates a new log and writes its header. The file must not exist.
+   *
+   * @param path The `.jsonl` path; its directory must exist.
+   * @param options Session identity.
+   * @returns The open log.
+   * @throws {Deno.errors.AlreadyExists} When the file exists.
+   */
+  static async create(path: string, options: CreateSessionLogOptions): Promise<SessionLog> {
+    const { id, cwd, createdAt = new Date(), syncEveryEvent = false } = options;
+    const header: SessionHeader = {
+      type: "session",
+      version: 1,
+      id,
+      createdAt: createdAt.toISOString(),
+      cwd,
+    };
+    const file = await Deno.open(path, { createNew: true, write: true, append: true });
+    const log = new SessionLog(path, header, file, 0, syncEveryEvent);
+    log.#writeLine(JSON.stringify(header));
+    file.syncDataSync();
+    return log;
+  }
+
+  /**
+   * Opens an existing log for appending (resume). A torn last line is kept on disk but closed
+   * with a newline so new events start on a fresh line; loading reports it as a warning.
+   *
+   * @param path The `.jsonl` path.
+   * @param options Flush options.
+   * @returns The open log and what was loaded from it.
+   * @throws {Deno.errors.NotFound} When the file does not exist.
+   * @throws {SyntaxError} When line 1 is not a session header.
+   */
+  static async open(
+    path: string,
+    options: OpenSessionLogOptions = {},
+  ): Promise<{ log: SessionLog; loaded: LoadedSessionLog }> {
+    const { syncEveryEvent = false } = options;
+    const loaded = parseSessionLog(await Deno.readTextFile(path), path);
+    const file = await Deno.open(path, { write: true, append: true });
+    const lastSeq = loaded.events.reduce((max, event) => Math.max(max, event.seq), 0);
+    const log = new SessionLog(path, loaded.header, file, lastSeq, syncEveryEvent);
+    if (!loaded.endsWithNewline) log.#writeLine("");
+    return { log, loaded };
+  }
+
+  /** The seq of the last appended (or loaded) event; 0 when there is none. */
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  /** True after {@linkcode SessionLog.close}. */
+  get closed(): boolean {
+    return this.#file === undefined;
+  }
+
+  /**
+   * Appends one event as one line and returns it.
+   *
+   * @param type The event type, such as `tool/call`.
+   * @param data The event data: a JSON object without `seq`, `time` or `type` (checked when
+   * serialized).
+   * @returns The appended event (envelope plus data).
+   * @throws {TypeError} When the data is not JSON-serializable or uses a reserved key.
+   * @throws {Error} When the log is closed.
+   */
+  append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
+    if (this.#file === undefined) {
+      throw new Error(`Cannot append "${type}" to session log "${this.path}": the log is closed`);
+    }
+    for (const key of RESERVED_KEYS) {
+      if (Object.hasOwn(data, key)) {
+        throw new TypeError(
+          `Cannot append "${type}" to the session log: data uses the reserved key "${key}"`,
+        );
+      }
+    }
+    const event: SessionEvent = {
+      seq: this.#seq + 1,
+      time: isoNow(),
+      type,
+      ...data,
+    };
+    let line: string;
+    try {
+      line = JSON.stringify(event);
+    } catch (error) {
+      throw new TypeError(
+        `Cannot append "${type}" to the session log: data is not JSON-serializable: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      );
+    }
+    this.#writeLine(line);
+    this.#seq++;
+    if (this.#syncEveryEvent) this.#file.syncDataSync();
+    return event;
+  }
+
+  /** Flushes the file to stable storage (fsync). No-op when closed. */
+  sync(): void {
+    this.#file?.syncDataSync();
+  }
+
+  /** Syncs and closes the file. Idempotent. */
+  close(): void {
+    const file = this.#file;
+    if (file === undefined) return;
+    this.#file = undefined;
+    try {
+      file.syncDataSync();
+    } finally {
+      file.close();
+    }
+  }
+
+  #writeLine(line: string): void {
+    // UTF-8 needs at most 3 bytes per UTF-16 unit; the buffer is reused between appends.
+    const needed = line.length * 3 + 1;
+    if (this.#buffer.length < needed) {
+      this.#buffer = new Uint8Array(Math.max(needed, 2 * this.#buffer.length));
+    }
+    const { written } = ENCODER.encodeInto(line, this.#buffer);
+    this.#buffer[written] = 10; // "\n"
+    const bytes = this.#buffer.subarray(0, written + 1);
+    // One write call in practice; loop only because the OS may accept fewer bytes.
+    let offset = 0;
+    while (offset < bytes.length) offset += this.#file!.writeSync(bytes.subarray(offset));
+  }
+}

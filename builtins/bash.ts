@@ -1,0 +1,333 @@
+/**
+ * The `bash` tool: runs a command through an {@linkcode Executor}, streams its output, bounds what
+ * it keeps in memory (spilling the rest to disk), and reports the outcome with markers. A non-zero
+ * exit is a domain result (`[exit code: N]`, not `isError`): the model decides what it means.
+ *
+ * Output format: stdout and stderr are merged by the shell (`exec 2>&1`), so the text interleaves
+ * exactly as produced; then, one per line, `[timed out after N ms]`, `[killed by signal: X]` and
+ * `[exit code: N]` (non-zero only). Past `outputLimitBytes` the text keeps the head and the tail
+ * around a line `[output truncated: showing first A and last B bytes of T; full output: <path>]`.
+ *
+ * @module
+ */
+import type { Context } from "../core/context.ts";
+import type { ToolExecution, ToolResult } from "../tools/definition.ts";
+import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
+import type { ToolRegistry } from "../registry/types.ts";
+import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
+import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
+import type { Executor, RunResult } from "./executor.ts";
+import { createExecutor, type SandboxMode } from "./sandbox.ts";
+import { jobOf, type JobStarter, withBackground } from "../jobs/with_background.ts";
+
+/** The arguments of the `bash` tool (without the jobs layer's `run_in_background`). */
+export interface BashArgs {
+  /** The command, run with `bash -c`. */
+  readonly command: string;
+  /** A short description shown above the terminal card. */
+  readonly description?: string;
+  /** Deadline in milliseconds. */
+  readonly timeout_ms?: number;
+}
+
+/** The `meta` a bash result carries: what the terminal card needs. */
+export type BashMeta = {
+  /** The kept output (head, truncation line, tail when truncated). */
+  readonly output: string;
+  /** The exit code, or `null` when a signal ended the shell. */
+  readonly exitCode: number | null;
+  /** The signal that ended the shell. */
+  readonly signal?: string;
+  /** True when the deadline killed it. */
+  readonly timedOut?: boolean;
+  /** The spill file holding the complete output. */
+  readonly spillPath?: string;
+};
+
+/** Options for {@linkcode createBashTool}. */
+export interface BashToolOptions {
+  /** Where commands run. @default {new LocalExecutor()} */
+  readonly executor: Executor;
+  /** Working directory when the call has no agent. @default {Deno.cwd()} */
+  readonly cwd?: string;
+  /** Deadline when `timeout_ms` is absent (foreground only). @default {120000} */
+  readonly defaultTimeoutMs?: number;
+  /** The largest accepted `timeout_ms`. @default {600000} */
+  readonly maxTimeoutMs?: number;
+  /** Output kept in memory (head + tail). Below the spill policy's 40,000-byte cap so a bash result is cut once. @default {32768} */
+  readonly outputLimitBytes?: number;
+  /** Directory of spill files. @default {the system temp dir} */
+  readonly spillDir?: string;
+  /** Time between SIGTERM and SIGKILL. @default {1000} */
+  readonly killGraceMs?: number;
+}
+
+const DESCRIPTION = [
+  "Run a shell command with `bash -c` in the session's working directory and return its output",
+  "(stdout and stderr interleaved). A non-zero exit is reported as `[exit code: N]`. Long output",
+  "keeps its beginning and end; the complete output is saved to the file named in the",
+  "`[output truncated ...]` line. Each call is a fresh shell: `cd` and variables do not persist.",
+].join(" ");
+
+/**
+ * The pending terminal card.
+ *
+ * @param args The call's arguments.
+ * @returns The terminal view (title = command).
+ *
+ * @example Usage
+ * ```ts
+ * import { presentBashCall } from "./bash.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(presentBashCall({ command: "ls", description: "List" }), { card: "terminal", title: "ls", description: "List" });
+ * ```
+ */
+export function presentBashCall(args: BashArgs): TerminalCallView {
+  return args.description === undefined
+    ? { card: "terminal", title: args.command }
+    : { card: "terminal", title: args.command, description: args.description };
+}
+
+/**
+ * The completed terminal card, read from `meta` (never parsed from the text).
+ *
+ * @param _args The call's arguments.
+ * @param result The result.
+ * @returns The terminal view, or `undefined` (generic card) for failures and foreign meta.
+ *
+ * @example Usage
+ * ```ts
+ * import { presentBashResult } from "./bash.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const meta = { output: "boom\n", exitCode: 2 };
+ * deepEqual(presentBashResult({ command: "x" }, { content: [], isError: false, meta }), { card: "terminal", output: "boom\n", exitCode: 2 });
+ * ```
+ */
+export function presentBashResult(
+  _args: BashArgs,
+  result: ToolResult,
+): TerminalResultView | undefined {
+  const meta = result.meta;
+  if (result.isError || typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    return undefined;
+  }
+  const { output, exitCode, signal } = meta as Record<string, unknown>;
+  if (typeof output !== "string") return undefined;
+  const view: { -readonly [K in keyof TerminalResultView]: TerminalResultView[K] } = {
+    card: "terminal",
+    output,
+  };
+  if (typeof exitCode === "number") view.exitCode = exitCode;
+  if (typeof signal === "string") view.signal = signal;
+  return view;
+}
+
+/**
+ * The model-facing text: output, then the markers.
+ *
+ * @param output The kept output text.
+ * @param run How the command ended.
+ * @param timeoutMs The deadline that applied.
+ * @returns The text (`(no output)` when there is nothing to say).
+ *
+ * @example Usage
+ * ```ts
+ * import { formatBashText } from "./bash.ts";
+ * import { equal } from "node:assert/strict";
+ * const run = { pid: 1, exitCode: 9, signal: null, timedOut: false, aborted: false };
+ * equal(formatBashText("oops\n", run, 1000), "oops\n[exit code: 9]");
+ * ```
+ */
+export function formatBashText(output: string, run: RunResult, timeoutMs?: number): string {
+  const markers: string[] = [];
+  if (run.timedOut) markers.push(`[timed out after ${timeoutMs} ms]`);
+  if (run.signal !== null) markers.push(`[killed by signal: ${run.signal}]`);
+  if (run.exitCode !== null && run.exitCode !== 0) markers.push(`[exit code: ${run.exitCode}]`);
+  const body = output.endsWith("\n") ? output.slice(0, -1) : output;
+  const text = [body, ...markers].filter((part) => part !== "").join("\n");
+  return text === "" ? "(no output)" : text;
+}
+
+function checkArgs(args: BashArgs, maxTimeoutMs: number): void {
+  if (args.command.trim() === "") {
+    throw new TypeError(
+      `Cannot run bash: 'command' must be a non-empty string: current value is ${
+        JSON.stringify(args.command)
+      }`,
+    );
+  }
+  const t = args.timeout_ms;
+  if (t !== undefined && !(Number.isInteger(t) && t >= 1 && t <= maxTimeoutMs)) {
+    throw new RangeError(
+      `Cannot run bash: 'timeout_ms' must be an integer from 1 to ${maxTimeoutMs}: current value is ${t}`,
+    );
+  }
+}
+
+/**
+ * Creates the `bash` tool (`background: true`: the jobs layer adds `run_in_background`).
+ *
+ * @param options The executor and bounds.
+ * @returns The tool definition.
+ *
+ * @example Usage
+ * ```ts
+ * import { createBashTool } from "./bash.ts";
+ * import { LocalExecutor } from "./executor.ts";
+ * import { equal } from "node:assert/strict";
+ * const tool = createBashTool({ executor: new LocalExecutor() });
+ * equal(tool.name, "bash");
+ * ```
+ */
+export function createBashTool(options: BashToolOptions): DefinedTool<typeof BASH_PARAMETERS> {
+  const {
+    executor,
+    defaultTimeoutMs = 120_000,
+    maxTimeoutMs = 600_000,
+    outputLimitBytes = 32768,
+    spillDir,
+    killGraceMs = 1000,
+  } = options;
+  return defineTool({
+    name: "bash",
+    description: DESCRIPTION,
+    parameters: BASH_PARAMETERS,
+    background: true,
+    isConcurrencySafe: () => false,
+    presentCall: presentBashCall,
+    presentResult: presentBashResult,
+    async execute(args, exec) {
+      checkArgs(args, maxTimeoutMs);
+      exec.signal.throwIfAborted();
+      const job = jobOf(exec);
+      const timeoutMs = args.timeout_ms ?? (job ? undefined : defaultTimeoutMs);
+      const capture = job
+        ? undefined
+        : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
+      const run = await executor.run(args.command, {
+        cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
+        signal: exec.signal,
+        killGraceMs,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(job ? { onSpawn: (pid: number) => job.trackProcess(pid, { group: true }) } : {}),
+        onOutput(chunk) {
+          if (job) {
+            // The job's buffer may keep the chunk, and the executor reuses it: copy.
+            exec.output.write(chunk.slice());
+            return;
+          }
+          // Bytes, not text: the registry's sink decodes (streaming, synchronously) only when
+          // someone listens, so the reused buffer is safe to pass on.
+          exec.output.write(chunk);
+          return capture?.write(chunk);
+        },
+      });
+      if (run.aborted) throw exec.signal.reason;
+      if (job) {
+        job.setExit({
+          ...(run.exitCode === null ? {} : { exitCode: run.exitCode }),
+          ...(run.signal === null ? {} : { signal: run.signal }),
+        });
+        // The output already streamed into the job; only the markers are new.
+        const markers = formatBashText("", run, timeoutMs);
+        return [{ type: "text", text: markers === "(no output)" ? "" : markers }];
+      }
+      const summary = await capture!.finish();
+      if (summary.spillPath !== undefined) reportSpill(exec, summary);
+      return {
+        content: [{ type: "text", text: formatBashText(summary.text, run, timeoutMs) }],
+        meta: bashMeta(summary, run),
+      };
+    },
+  });
+}
+
+function reportSpill(exec: ToolExecution, summary: CaptureSummary): void {
+  try {
+    exec.agent?.appendEvent("tool/spill", {
+      callId: exec.callId,
+      path: summary.spillPath ?? "",
+      totalBytes: summary.totalBytes,
+    });
+  } catch { /* the agent is gone; the path is in the result text */ }
+}
+
+function bashMeta(summary: CaptureSummary, run: RunResult): BashMeta {
+  const meta: { -readonly [K in keyof BashMeta]: BashMeta[K] } = {
+    output: summary.text,
+    exitCode: run.exitCode,
+  };
+  if (run.signal !== null) meta.signal = run.signal;
+  if (run.timedOut) meta.timedOut = true;
+  if (summary.spillPath !== undefined) meta.spillPath = summary.spillPath;
+  return meta;
+}
+
+/** The `bash` parameters map. */
+export const BASH_PARAMETERS = {
+  command: { type: "string", required: true, description: "The command to run with `bash -c`." },
+  description: {
+    type: "string",
+    description: "A short description of what the command does (5-10 words), shown to the user.",
+  },
+  timeout_ms: {
+    type: "integer",
+    description: "Kill the command after this many milliseconds. Default 120000, max 600000.",
+  },
+} as const;
+
+/** Config of {@linkcode bashPlugin}. */
+export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
+  /** A ready executor; overrides `sandbox`. */
+  readonly executor?: Executor;
+  /** `"workspace-write"` runs commands in bubblewrap; `"off"` on the host. @default {"workspace-write"} */
+  readonly sandbox?: SandboxMode;
+  /** The sandbox's writable workspace. @default {Deno.cwd()} */
+  readonly workspace?: string;
+  /** The bwrap program. @default {"bwrap"} */
+  readonly bwrap?: string;
+  /**
+   * Offer `run_in_background` through the jobs layer. Needs `ctx.jobs` when the plugin applies
+   * (load the jobs plugin first). @default {true when ctx.jobs is provided}
+   */
+  readonly background?: boolean;
+}
+
+/**
+ * The plugin that registers `bash`. With `sandbox: "workspace-write"` (the default) it fails
+ * with `SANDBOX_UNAVAILABLE` when bubblewrap cannot run, rather than running unconfined. When
+ * `ctx.jobs` is provided, the tool is wrapped by the jobs layer (`run_in_background`).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { bashPlugin } from "./bash.ts";
+ * ctx.plugin(bashPlugin, { sandbox: "off" });
+ * ```
+ */
+export const bashPlugin: {
+  readonly name: string;
+  readonly inject: readonly string[];
+  apply(ctx: Context, config?: BashPluginConfig): Promise<void>;
+} = {
+  name: "bash",
+  inject: ["tools"],
+  async apply(ctx: Context, config: BashPluginConfig = {}): Promise<void> {
+    const { executor, sandbox, workspace, bwrap, background, ...rest } = config;
+    const chosen = executor ??
+      await createExecutor({
+        ...(sandbox === undefined ? {} : { sandbox }),
+        ...(workspace === undefined ? {} : { workspace }),
+        ...(bwrap === undefined ? {} : { bwrap }),
+      });
+    const tools = ctx.get<ToolRegistry>("tools");
+    if (tools === undefined) throw new Error("Cannot register bash: the tools service is missing");
+    const tool = createBashTool({ ...rest, executor: chosen });
+    const jobs = ctx.get<JobStarter>("jobs");
+    if (background === true && jobs === undefined) {
+      throw new Error(
+        "Cannot offer run_in_background for bash: the jobs service is missing; load the jobs plugin first",
+      );
+    }
+    tools.register(background !== false && jobs !== undefined ? withBackground(tool, jobs) : tool);
+  },
+};

@@ -1,0 +1,209 @@
+/**
+ * The executor capability seam: builtin tools touch the system only through an {@linkcode Executor}.
+ * {@linkcode LocalExecutor} runs commands with `Deno.Command` in their own process group and does
+ * file I/O under the agent's Deno permissions; a sandboxed executor (see `sandbox.ts`) sits behind
+ * the same interface.
+ *
+ * @module
+ */
+import { HarnessError } from "../core/errors.ts";
+import { describeFsError } from "./_fs_errors.ts";
+import { spawnTree } from "./_spawn.ts";
+
+/** Options for {@linkcode Executor.run}. */
+export interface RunOptions {
+  /** Working directory. @default {the process cwd} */
+  readonly cwd?: string;
+  /** Extra environment variables, merged over the inherited ones. @default {inherited only} */
+  readonly env?: Record<string, string>;
+  /** Abort kills the whole process tree; `run` then resolves with `aborted: true`. */
+  readonly signal?: AbortSignal;
+  /** Kill the tree after this many milliseconds; `run` then resolves with `timedOut: true`. */
+  readonly timeoutMs?: number;
+  /**
+   * Receives output chunks as produced (stdout and stderr merged); a returned promise applies
+   * backpressure. A chunk is a view of a reused buffer, valid until the returned promise settles:
+   * copy it to keep it.
+   */
+  readonly onOutput?: (chunk: Uint8Array) => void | Promise<void>;
+  /** Time between SIGTERM and SIGKILL when killing. @default {1000} */
+  readonly killGraceMs?: number;
+  /** Called with the group leader's pid right after the spawn (for example to register it with a job). */
+  readonly onSpawn?: (pid: number) => void;
+}
+
+/** How a command ended. The tree is gone when this resolves. */
+export interface RunResult {
+  /** The group leader's pid (also the process group id). */
+  readonly pid: number;
+  /** Exit code, or `null` when a signal ended the shell. */
+  readonly exitCode: number | null;
+  /** The signal that ended the shell, such as `SIGTERM`. */
+  readonly signal: string | null;
+  /** True when `timeoutMs` elapsed and the tree was killed. */
+  readonly timedOut: boolean;
+  /** True when `signal` aborted and the tree was killed. */
+  readonly aborted: boolean;
+}
+
+/** A file's metadata. */
+export interface FileStat {
+  /** Regular file. */
+  readonly isFile: boolean;
+  /** Directory. */
+  readonly isDirectory: boolean;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time in ms since the epoch, when known. */
+  readonly mtimeMs: number | null;
+}
+
+/**
+ * The capability every builtin tool goes through. Errors are HarnessErrors whose message names
+ * the operation, the path and, for Deno permission denials, the missing permission.
+ */
+export interface Executor {
+  /** `"local"`, `"bwrap"` or a custom kind. */
+  readonly kind: string;
+  /** Runs `command` with `bash -c` in its own process group (stderr merged into stdout). */
+  run(command: string, options?: RunOptions): Promise<RunResult>;
+  /** Reads a whole file. */
+  readFile(path: string): Promise<Uint8Array>;
+  /** Creates or overwrites a file, creating missing parent directories. */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  /** Metadata, or `undefined` when nothing exists at `path`. */
+  stat(path: string): Promise<FileStat | undefined>;
+}
+
+/** Options for {@linkcode LocalExecutor}. */
+export interface LocalExecutorOptions {
+  /** The shell. @default {"bash"} */
+  readonly shell?: string;
+}
+
+/**
+ * The script `bash -c` receives: stderr is merged into stdout first, so the output interleaves
+ * exactly as produced (`$LINENO` is one higher than in the user's text).
+ *
+ * @param command The user's command.
+ * @returns The script.
+ */
+export function mergedScript(command: string): string {
+  return `exec 2>&1\n${command}`;
+}
+
+/**
+ * Runs commands on the host (each in its own session and process group via `setsid`) and does
+ * file I/O with the Deno runtime's permissions.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { LocalExecutor } from "./executor.ts";
+ * import { equal } from "node:assert/strict";
+ * const chunks: Uint8Array[] = [];
+ * const result = await new LocalExecutor().run("echo hi; exit 3", { onOutput: (c) => void chunks.push(c) });
+ * equal(result.exitCode, 3);
+ * ```
+ */
+export class LocalExecutor implements Executor {
+  /** `"local"`. */
+  readonly kind: string = "local";
+  /** The shell program. */
+  readonly shell: string;
+
+  /**
+   * Creates a local executor.
+   *
+   * @param options The shell.
+   */
+  constructor(options: LocalExecutorOptions = {}) {
+    this.shell = options.shell ?? "bash";
+  }
+
+  /**
+   * The argv that runs `command` (without the `setsid` prefix); sandboxes override it.
+   *
+   * @param command The user's command.
+   * @param _cwd The working directory.
+   * @returns The argv.
+   */
+  argv(command: string, _cwd: string | undefined): string[] {
+    return [this.shell, "-c", mergedScript(command)];
+  }
+
+  /**
+   * Runs `command`; kills the whole tree on abort, timeout or when the shell exits.
+   *
+   * @param command The command.
+   * @param options Run options.
+   * @returns How it ended.
+   * @throws {HarnessError} When the process cannot be spawned (missing permission, missing program).
+   */
+  async run(command: string, options: RunOptions = {}): Promise<RunResult> {
+    if (options.cwd !== undefined) {
+      const info = await this.stat(options.cwd);
+      if (!info?.isDirectory) {
+        throw new HarnessError(
+          "NOT_FOUND",
+          `Cannot run the command: working directory "${options.cwd}" is not an existing directory`,
+        );
+      }
+    }
+    return await spawnTree(this.argv(command, options.cwd), options);
+  }
+
+  /**
+   * Reads a whole file.
+   *
+   * @param path The path.
+   * @returns The bytes.
+   * @throws {HarnessError} `PERMISSION_DENIED`, `NOT_FOUND` or `FS_ERROR`.
+   */
+  async readFile(path: string): Promise<Uint8Array> {
+    try {
+      return await Deno.readFile(path);
+    } catch (error) {
+      throw describeFsError("read", path, error);
+    }
+  }
+
+  /**
+   * Creates or overwrites a file, creating missing parent directories.
+   *
+   * @param path The path.
+   * @param data The content.
+   * @throws {HarnessError} `PERMISSION_DENIED` or `FS_ERROR`.
+   */
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    try {
+      const slash = path.lastIndexOf("/");
+      if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
+      if (typeof data === "string") await Deno.writeTextFile(path, data);
+      else await Deno.writeFile(path, data);
+    } catch (error) {
+      throw describeFsError("write", path, error);
+    }
+  }
+
+  /**
+   * Metadata of `path`.
+   *
+   * @param path The path.
+   * @returns The metadata, or `undefined` when nothing exists there.
+   * @throws {HarnessError} `PERMISSION_DENIED` or `FS_ERROR`.
+   */
+  async stat(path: string): Promise<FileStat | undefined> {
+    try {
+      const info = await Deno.stat(path);
+      return {
+        isFile: info.isFile,
+        isDirectory: info.isDirectory,
+        size: info.size,
+        mtimeMs: info.mtime?.getTime() ?? null,
+      };
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw describeFsError("read", path, error);
+    }
+  }
+}

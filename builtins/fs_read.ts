@@ -1,0 +1,261 @@
+/**
+ * The `read` tool: a line-numbered window of a text file, with caps per line and per call that
+ * say when they cut. Binary files are refused. A successful read reports the file as observed
+ * (the read-before-edit policy listens).
+ *
+ * @module
+ */
+import { HarnessError } from "../core/errors.ts";
+import type { ToolExecution } from "../tools/definition.ts";
+import type { GenericCallView } from "../tools/views.ts";
+import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
+import { baseDir, resolvePath } from "./_paths.ts";
+import type { Executor } from "./executor.ts";
+
+/** Most lines per call (also the default `limit`). */
+export const READ_MAX_LINES = 2000;
+/** Most characters shown of one line. */
+export const READ_MAX_LINE_CHARS = 2000;
+/** Most bytes of line text per call. */
+export const READ_MAX_BYTES = 50 * 1024;
+
+/** The arguments of `read`. */
+export interface ReadArgs {
+  /** Absolute, or relative to the session cwd. */
+  readonly file_path: string;
+  /** First line, 1-based. */
+  readonly offset?: number;
+  /** How many lines. */
+  readonly limit?: number;
+}
+
+/** What an fs tool reports after it saw a file's content (`fs/observed`). */
+export interface FsObservation {
+  /** The session, or `""` without an agent. */
+  readonly sessionId: string;
+  /** The absolute path. */
+  readonly path: string;
+  /** Which tool saw it. */
+  readonly tool: string;
+}
+
+/** Options shared by the fs tools. */
+export interface FsToolOptions {
+  /** Where file I/O goes. */
+  readonly executor: Executor;
+  /** Base of relative paths when the call has no agent. @default {Deno.cwd()} */
+  readonly cwd?: string;
+  /** Called after a successful read, write or edit (the plugin emits `fs/observed`). */
+  readonly onObserved?: (observation: FsObservation) => void;
+}
+
+/** The `read` parameters map. */
+export const READ_PARAMETERS = {
+  file_path: {
+    type: "string",
+    required: true,
+    description: "The file to read: absolute, or relative to the working directory.",
+  },
+  offset: { type: "integer", description: "The first line to read, 1-based. Default 1." },
+  limit: { type: "integer", description: "How many lines to read. Default and maximum 2000." },
+} as const;
+
+/**
+ * The pending card: `Read <path>` plus the window, kind `read`, one location.
+ *
+ * @param args The call's arguments.
+ * @returns The generic view.
+ *
+ * @example Usage
+ * ```ts
+ * import { presentReadCall } from "./fs_read.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(presentReadCall({ file_path: "a.ts", offset: 5, limit: 10 }).title, "Read a.ts (5 - 14)");
+ * ```
+ */
+export function presentReadCall(args: ReadArgs): GenericCallView {
+  const { file_path: path, offset, limit } = args;
+  let suffix = "";
+  if (limit !== undefined) suffix = ` (${offset ?? 1} - ${(offset ?? 1) + limit - 1})`;
+  else if (offset !== undefined) suffix = ` (from line ${offset})`;
+  return {
+    card: "generic",
+    title: `Read ${path}${suffix}`,
+    kind: "read",
+    locations: [{ path, line: offset ?? 1 }],
+  };
+}
+
+/**
+ * Formats a window of `lines` as the model-facing envelope.
+ *
+ * @param path The absolute path.
+ * @param lines The file's lines (without terminators).
+ * @param offset The first line, 1-based.
+ * @param limit Most lines.
+ * @returns The envelope text and the last line shown.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatReadWindow } from "./fs_read.ts";
+ * import { equal } from "node:assert/strict";
+ * const { text } = formatReadWindow("/a", ["x", "y"], 1, 2000);
+ * equal(text, "<path>/a</path>\n<type>file</type>\n<content>\n1: x\n2: y\n(End of file - total 2 lines)\n</content>");
+ * ```
+ */
+export function formatReadWindow(
+  path: string,
+  lines: readonly string[],
+  offset: number,
+  limit: number,
+): { text: string; last: number } {
+  const rows: string[] = [];
+  let bytes = 0;
+  let capped = false;
+  let last = offset - 1;
+  const encoder = new TextEncoder();
+  for (let n = offset; n <= lines.length && n < offset + limit; n++) {
+    let line = lines[n - 1] ?? "";
+    if (line.length > READ_MAX_LINE_CHARS) {
+      line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${line.length} characters]`;
+    }
+    const row = `${n}: ${line}`;
+    const size = encoder.encode(row).length + 1;
+    if (bytes + size > READ_MAX_BYTES && rows.length > 0) {
+      capped = true;
+      break;
+    }
+    bytes += size;
+    rows.push(row);
+    last = n;
+  }
+  const total = lines.length;
+  let footer: string;
+  if (total === 0) footer = "(End of file - total 0 lines)";
+  else if (last >= total) footer = `(End of file - total ${total} lines)`;
+  else if (capped) {
+    footer = `(Output capped at 50 KiB: showing lines ${offset}-${last} of ${total}. ` +
+      `Use offset=${last + 1} to read more.)`;
+  } else {
+    footer = `(Showing lines ${offset}-${last} of ${total}. Use offset=${last + 1} to read more.)`;
+  }
+  const text = [`<path>${path}</path>`, "<type>file</type>", "<content>", ...rows, footer]
+    .join("\n") + "\n</content>";
+  return { text, last };
+}
+
+/**
+ * Splits text into lines; a final terminator does not start another line.
+ *
+ * @param text The text.
+ * @returns The lines.
+ */
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+function checkArgs(args: ReadArgs): void {
+  if (args.file_path === "") {
+    throw new TypeError(`Cannot read: 'file_path' must be a non-empty path: current value is ""`);
+  }
+  if (args.offset !== undefined && args.offset < 1) {
+    throw new RangeError(
+      `Cannot read "${args.file_path}": 'offset' must be at least 1 (lines are 1-based): current value is ${args.offset}`,
+    );
+  }
+  if (args.limit !== undefined && (args.limit < 1 || args.limit > READ_MAX_LINES)) {
+    throw new RangeError(
+      `Cannot read "${args.file_path}": 'limit' must be from 1 to ${READ_MAX_LINES}: current value is ${args.limit}`,
+    );
+  }
+}
+
+/**
+ * Decodes text or refuses binary content (a NUL byte or invalid UTF-8).
+ *
+ * @param path For the message.
+ * @param bytes The content.
+ * @returns The text.
+ * @throws {HarnessError} `BINARY_FILE`.
+ */
+export function decodeText(path: string, bytes: Uint8Array): string {
+  const refuse = () =>
+    new HarnessError(
+      "BINARY_FILE",
+      `Cannot read "${path}": it is a binary file (${bytes.length} bytes); read returns text only`,
+    );
+  if (bytes.subarray(0, 8192).includes(0)) throw refuse();
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw refuse();
+  }
+}
+
+/**
+ * Reports an observation through `onObserved` and the session log (`fs/observed`).
+ *
+ * @param options The tool options.
+ * @param exec The execution.
+ * @param path The absolute path.
+ */
+export function reportObserved(options: FsToolOptions, exec: ToolExecution, path: string): void {
+  options.onObserved?.({ sessionId: exec.agent?.sessionId ?? "", path, tool: exec.name });
+  try {
+    exec.agent?.appendEvent("fs/observed", { path, tool: exec.name, callId: exec.callId });
+  } catch { /* the agent is gone */ }
+}
+
+/**
+ * Creates the `read` tool (concurrency-safe).
+ *
+ * @param options The executor, base cwd and observation hook.
+ * @returns The tool definition.
+ *
+ * @example Usage
+ * ```ts
+ * import { createReadTool } from "./fs_read.ts";
+ * import { LocalExecutor } from "./executor.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(createReadTool({ executor: new LocalExecutor() }).isConcurrencySafe?.({ file_path: "a" }), true);
+ * ```
+ */
+export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_PARAMETERS> {
+  const { executor } = options;
+  return defineTool({
+    name: "read",
+    description: "Read a text file. Returns numbered lines (`N: text`); use offset and limit " +
+      "to page through long files. Lines over 2000 characters and output over 50 KiB are cut " +
+      "with a note. Binary files are refused.",
+    parameters: READ_PARAMETERS,
+    isConcurrencySafe: () => true,
+    presentCall: presentReadCall,
+    async execute(args, exec) {
+      checkArgs(args);
+      const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
+      const info = await executor.stat(path);
+      if (info === undefined) {
+        throw new HarnessError("NOT_FOUND", `Cannot read "${path}": file not found`);
+      }
+      if (info.isDirectory) {
+        throw new HarnessError(
+          "IS_DIRECTORY",
+          `Cannot read "${path}": it is a directory; list it with bash (ls) instead`,
+        );
+      }
+      const lines = splitLines(decodeText(path, await executor.readFile(path)));
+      const offset = args.offset ?? 1;
+      if (offset > Math.max(lines.length, 1)) {
+        throw new RangeError(
+          `Cannot read "${path}" from line ${offset}: the file has ${lines.length} lines`,
+        );
+      }
+      const { text } = formatReadWindow(path, lines, offset, args.limit ?? READ_MAX_LINES);
+      reportObserved(options, exec, path);
+      return [{ type: "text", text }];
+    },
+  });
+}

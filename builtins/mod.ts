@@ -1,0 +1,70 @@
+/**
+ * Builtin tools: `bash` (terminal card, bounded output with spill, process-tree kill, optional
+ * bubblewrap sandbox) and the fs tools `read`, `write`, `edit` (diff cards with applied hunks),
+ * all behind the {@linkcode Executor} capability seam, plus the read-before-edit and workspace
+ * policies. Contracts: design/contracts.md §7–§8.
+ *
+ * @example Usage
+ * ```ts
+ * import { createReadTool, LocalExecutor } from "./mod.ts";
+ * import { equal } from "node:assert/strict";
+ * const read = createReadTool({ executor: new LocalExecutor() });
+ * equal(read.presentCall?.({ file_path: "a.ts" })?.title, "Read a.ts");
+ * ```
+ *
+ * @module
+ */
+export { LocalExecutor, mergedScript } from "./executor.ts";
+export type {
+  Executor,
+  FileStat,
+  LocalExecutorOptions,
+  RunOptions,
+  RunResult,
+} from "./executor.ts";
+export { bwrapArgs, BwrapExecutor, createExecutor, createSandboxExecutor } from "./sandbox.ts";
+export type { BwrapExecutorOptions, CreateExecutorOptions, SandboxMode } from "./sandbox.ts";
+export {
+  BASH_PARAMETERS,
+  bashPlugin,
+  createBashTool,
+  formatBashText,
+  presentBashCall,
+  presentBashResult,
+} from "./bash.ts";
+export type { BashArgs, BashMeta, BashPluginConfig, BashToolOptions } from "./bash.ts";
+export {
+  createReadTool,
+  decodeText,
+  formatReadWindow,
+  presentReadCall,
+  READ_MAX_BYTES,
+  READ_MAX_LINE_CHARS,
+  READ_MAX_LINES,
+  READ_PARAMETERS,
+  reportObserved,
+  splitLines,
+} from "./fs_read.ts";
+export type { FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
+export {
+  createWriteTool,
+  metaDiffs,
+  presentWriteCall,
+  presentWriteResult,
+  WRITE_PARAMETERS,
+} from "./fs_write.ts";
+export type { FsMutationMeta, MetaDiff, WriteArgs } from "./fs_write.ts";
+export {
+  countOccurrences,
+  createEditTool,
+  EDIT_PARAMETERS,
+  presentEditCall,
+  presentEditResult,
+} from "./fs_edit.ts";
+export type { EditArgs } from "./fs_edit.ts";
+export { FS_OBSERVED_EVENT, fsPlugin } from "./fs_plugin.ts";
+export type { FsPluginConfig } from "./fs_plugin.ts";
+export { readBeforeEditPlugin, readBeforeEditReason } from "./read_before_edit.ts";
+export type { ReadBeforeEditConfig } from "./read_before_edit.ts";
+export { outsideWorkspaceReason, workspacePolicyPlugin } from "./workspace_policy.ts";
+export type { WorkspacePolicyConfig } from "./workspace_policy.ts";

@@ -1,0 +1,78 @@
+/**
+ * The Code Mode plugin: registers `run_code` and adds the SDK section to the system prompt of
+ * agents that present tools as code.
+ *
+ * @module
+ */
+import type { Context, Plugin } from "../core/context.ts";
+import type { AnyToolDefinition } from "../tools/definition.ts";
+import type { ToolMode, ToolRegistry } from "../registry/types.ts";
+import { createRunCodeTool } from "./run_code.ts";
+import type { CodeRunLimits, CodeRuntime } from "./runtime.ts";
+import { codeModePrompt } from "./sdk.ts";
+
+/** Config of {@linkcode codeModePlugin}. */
+export interface CodeModeConfig {
+  /**
+   * The mode assumed for an agent that does not expose its own `toolMode`. The agent's
+   * `toolMode` option is what the loop passes to `schemas()` and `execute()`; this only decides
+   * whether the SDK section is added for such agents.
+   * @default {"code"}
+   */
+  readonly mode?: ToolMode;
+  /** The executor. @default {subprocessRuntime()} */
+  readonly runtime?: CodeRuntime;
+  /** Limits per run. @default {DEFAULT_CODE_RUN_LIMITS} */
+  readonly limits?: Partial<CodeRunLimits>;
+}
+
+/** The system-prompt waterfall hook the agent loop runs (`agent/SYSTEM_PROMPT_HOOK`). */
+export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
+
+/**
+ * The Code Mode plugin (injects `tools`). It registers `run_code` through
+ * `ctx.tools.registerCodeRunner()` and listens on `agent/system-prompt`: for an agent whose mode
+ * is `code` or `both` (its `toolMode` property, else the config's `mode`) it appends
+ * {@linkcode codeModePrompt} for the visible tools. The section is byte-identical while the tool
+ * set is unchanged.
+ *
+ * Modes: `native` shows the model every tool and not `run_code`; `code` shows only `run_code`
+ * (direct calls to other tools get `UNKNOWN_TOOL` with the way back); `both` shows everything.
+ * An agent picks its mode with `createAgent(ctx, { toolMode: "code" })`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { createHarness } from "../registry/mod.ts";
+ * import { codeModePlugin } from "./plugin.ts";
+ * const ctx = await createHarness();
+ * ctx.plugin(codeModePlugin, { limits: { timeoutMs: 30_000 } });
+ * ```
+ */
+export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
+  name: "codemode",
+  inject: ["tools"],
+  apply(ctx: Context, config: CodeModeConfig | undefined): void {
+    const tools = ctx.get<ToolRegistry>("tools");
+    if (tools === undefined) {
+      throw new TypeError("Cannot apply codemode: ctx.tools is not provided");
+    }
+    const { mode = "code", runtime, limits } = config ?? {};
+    tools.registerCodeRunner(createRunCodeTool(tools, {
+      ...(runtime === undefined ? {} : { runtime }),
+      ...(limits === undefined ? {} : { limits }),
+    }));
+    let lastList: readonly AnyToolDefinition[] | undefined;
+    let lastSection = "";
+    ctx.on(CODE_MODE_PROMPT_HOOK, function addCodeModeSection(prompt: unknown, agent: unknown) {
+      const agentMode = (agent as { toolMode?: unknown } | undefined)?.toolMode;
+      const effective = typeof agentMode === "string" ? agentMode : mode;
+      if (effective !== "code" && effective !== "both") return undefined;
+      const list = tools.list();
+      if (list !== lastList) {
+        lastList = list;
+        lastSection = codeModePrompt(list);
+      }
+      return `${typeof prompt === "string" ? prompt : ""}\n\n${lastSection}`;
+    });
+  },
+};

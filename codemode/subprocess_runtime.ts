@@ -1,0 +1,380 @@
+/**
+ * The default Code Mode executor: a fresh `deno run` subprocess per program, with no
+ * `--allow-*` flags, an empty environment, a heap cap and a JSON-lines bridge on its stdio.
+ *
+ * @module
+ */
+import type { JsonValue } from "../core/json.ts";
+import {
+  type CodeRunFailureKind,
+  type CodeRunOptions,
+  type CodeRunResult,
+  type CodeRuntime,
+  resolveCodeRunLimits,
+} from "./runtime.ts";
+
+/** Options of {@linkcode subprocessRuntime}. */
+export interface SubprocessRuntimeOptions {
+  /** The Deno binary. @default {Deno.execPath()} */
+  readonly execPath?: string;
+  /** The bootstrap module run as the main module. @default {the bundled `_sandbox_main.ts`} */
+  readonly mainModule?: string | URL;
+  /** Working directory of the sandbox (what `Deno.cwd()` shows it). @default {"/"} */
+  readonly cwd?: string;
+}
+
+const SANDBOX_MAIN = new URL("./_sandbox_main.ts", import.meta.url);
+const STDERR_KEEP = 16 * 1024;
+const MAX_ERROR_CHARS = 8000;
+const NEWLINE = 10;
+
+/**
+ * The command-line flags of a sandbox process (before the main module).
+ *
+ * @param heapMb The V8 heap cap in MB.
+ * @returns The flags.
+ *
+ * @example Usage
+ * ```ts
+ * import { sandboxFlags } from "./subprocess_runtime.ts";
+ * import { ok } from "node:assert/strict";
+ * const flags = sandboxFlags(64);
+ * ok(flags.includes("--no-npm") && !flags.some((f) => f.startsWith("--allow")));
+ * ```
+ */
+export function sandboxFlags(heapMb: number): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    "--no-remote",
+    "--no-npm",
+    "--no-config",
+    "--no-lock",
+    "--cached-only",
+    `--v8-flags=--max-old-space-size=${heapMb}`,
+  ];
+}
+
+function sandboxEnv(): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  // Only what deno itself needs to find its cache; the program cannot read env anyway.
+  for (const name of ["DENO_DIR", "XDG_CACHE_HOME", "HOME"]) {
+    try {
+      const value = Deno.env.get(name);
+      if (value !== undefined) env[name] = value;
+    } catch { /* no env permission: deno falls back to the user's home */ }
+  }
+  return env;
+}
+
+/**
+ * Creates the subprocess executor. The host needs `--allow-run` for the Deno binary; the
+ * program gets no permission at all (denials are `NotCapable` errors inside the program).
+ *
+ * Frames: host → sandbox `run {program}`, `result {id, ok, value | name+message}`;
+ * sandbox → host `call {id, name, args}`, `log {text}`, `done {ok, value? | error}`. Every frame
+ * from the sandbox is untrusted: a malformed one fails the run (`invalid-output`).
+ *
+ * @param options Binary, bootstrap and cwd overrides.
+ * @returns The runtime.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { subprocessRuntime } from "./subprocess_runtime.ts";
+ * const runtime = subprocessRuntime();
+ * const result = await runtime.run({
+ *   program: "return await tools.echo({ text: 'hi' });",
+ *   callTool: (call) => Promise.resolve(JSON.stringify(call.args)),
+ * });
+ * ```
+ */
+export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeRuntime {
+  const execPath = options.execPath ?? Deno.execPath();
+  const mainModule = options.mainModule ?? SANDBOX_MAIN;
+  const main = mainModule instanceof URL && mainModule.protocol === "file:"
+    ? decodeURIComponent(mainModule.pathname)
+    : String(mainModule);
+  const cwd = options.cwd ?? (Deno.build.os === "windows" ? undefined : "/");
+  return {
+    name: "subprocess",
+    run: function runInSubprocess(run: CodeRunOptions): Promise<CodeRunResult> {
+      return runOnce(run, { execPath, main, cwd });
+    },
+  };
+}
+
+interface Spawn {
+  readonly execPath: string;
+  readonly main: string;
+  readonly cwd: string | undefined;
+}
+
+type Failure = { kind: CodeRunFailureKind; message: string };
+
+async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult> {
+  const limits = resolveCodeRunLimits(run.limits);
+  const logs: string[] = [];
+  if (run.signal?.aborted) {
+    return {
+      logs,
+      calls: 0,
+      error: { kind: "abort", message: "the run was cancelled before it started" },
+    };
+  }
+  const runAbort = new AbortController();
+  const encoder = new TextEncoder();
+  let outputBytes = 0;
+  let calls = 0;
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const started = new Set<Promise<void>>();
+  let settled: { value?: JsonValue; error?: Failure } | undefined;
+  const { promise: finished, resolve: finish } = Promise.withResolvers<void>();
+
+  const child = new Deno.Command(spawn.execPath, {
+    args: [...sandboxFlags(limits.heapMb), spawn.main],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    clearEnv: true,
+    env: sandboxEnv(),
+    ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
+  }).spawn();
+
+  function settle(outcome: { value?: JsonValue; error?: Failure }): void {
+    if (settled) return;
+    settled = outcome;
+    runAbort.abort(new DOMException("the code run settled", "AbortError"));
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    finish();
+  }
+  const fail = (kind: CodeRunFailureKind, message: string) => settle({ error: { kind, message } });
+
+  // Host → sandbox writes, batched per tick; a dead child just drops them.
+  const writer = child.stdin.getWriter();
+  let outgoing: string[] = [];
+  function send(frame: unknown): void {
+    if (settled) return;
+    if (outgoing.length === 0) {
+      queueMicrotask(() => {
+        const data = encoder.encode(outgoing.join(""));
+        outgoing = [];
+        writer.write(data).catch(() => {});
+      });
+    }
+    outgoing.push(JSON.stringify(frame) + "\n");
+  }
+
+  function dispatch(id: number, name: string, args: JsonValue, index: number): void {
+    inFlight++;
+    const task = (async () => {
+      try {
+        const value = await run.callTool({ name, args, index, signal: runAbort.signal });
+        send({ t: "result", id, ok: true, value: String(value) });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        send({ t: "result", id, ok: false, name, message });
+      } finally {
+        inFlight--;
+        waiting.shift()?.();
+      }
+    })();
+    started.add(task);
+    task.finally(() => started.delete(task));
+  }
+
+  function addOutput(text: string): boolean {
+    outputBytes += encoder.encode(text).length;
+    if (outputBytes > limits.maxOutputBytes) {
+      fail(
+        "output-limit",
+        `the program produced more than ${limits.maxOutputBytes} bytes of output`,
+      );
+      return false;
+    }
+    return true;
+  }
+
+  function onFrame(line: string): void {
+    if (settled) return;
+    let frame: Record<string, unknown>;
+    try {
+      frame = JSON.parse(line);
+      if (frame === null || typeof frame !== "object" || Array.isArray(frame)) {
+        throw new TypeError();
+      }
+    } catch {
+      return fail(
+        "invalid-output",
+        `the sandbox wrote a line that is not a bridge frame: ${clip(line, 200)}`,
+      );
+    }
+    switch (frame.t) {
+      case "log": {
+        const text = String(frame.text);
+        if (addOutput(text + "\n")) logs.push(text);
+        return;
+      }
+      case "call": {
+        const { id, name, args } = frame;
+        if (typeof id !== "number" || typeof name !== "string" || args === undefined) {
+          return fail(
+            "invalid-output",
+            `the sandbox sent a malformed call frame: ${clip(line, 200)}`,
+          );
+        }
+        calls++;
+        if (calls > limits.maxCalls) {
+          return fail("call-limit", `the program made more than ${limits.maxCalls} tool calls`);
+        }
+        const index = calls;
+        if (inFlight < limits.maxInFlight) dispatch(id, name, args as JsonValue, index);
+        else waiting.push(() => settled || dispatch(id, name, args as JsonValue, index));
+        return;
+      }
+      case "done":
+        return onDone(frame);
+      default:
+        return fail("invalid-output", `the sandbox sent an unknown frame: ${clip(line, 200)}`);
+    }
+  }
+
+  function onDone(frame: Record<string, unknown>): void {
+    if (frame.ok === true) {
+      if (typeof frame.value !== "string") return settle({});
+      if (!addOutput(frame.value)) return;
+      try {
+        return settle({ value: JSON.parse(frame.value) });
+      } catch {
+        return fail("invalid-output", "the returned value is not valid JSON");
+      }
+    }
+    const error = (frame.error ?? {}) as Record<string, unknown>;
+    const name = typeof error.name === "string" ? error.name : "Error";
+    let message = typeof error.message === "string" ? error.message : "";
+    if (name === "InvalidOutput") return fail("invalid-output", message);
+    if (!(name === "TypeError" && /^SyntaxError: /.test(message))) message = `${name}: ${message}`;
+    if (typeof error.line === "number") message += ` (line ${error.line})`;
+    fail("exception", clip(message, MAX_ERROR_CHARS));
+  }
+
+  const timer = setTimeout(
+    () => fail("timeout", `the program did not finish within ${limits.timeoutMs} ms`),
+    limits.timeoutMs,
+  );
+  const onAbort = () => fail("abort", "the run was cancelled");
+  run.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const stderrTail = readStderr(child.stderr);
+  const stdoutDone = readLines(child.stdout, limits.maxFrameBytes, onFrame, () => {
+    fail(
+      "output-limit",
+      `the sandbox sent a bridge frame larger than ${limits.maxFrameBytes} bytes`,
+    );
+  }).catch(() => {});
+
+  send({ t: "run", program: run.program });
+  const status = child.status;
+  // Exit before `done` (crash, OOM, Deno.exit in the program) settles the run too.
+  status.then(async (s) => {
+    await stdoutDone;
+    if (settled) return;
+    const stderr = await stderrTail;
+    if (/out of memory/i.test(stderr)) {
+      fail("out-of-memory", `the program exceeded the ${limits.heapMb} MB heap limit`);
+    } else {
+      const how = s.signal ? `signal ${s.signal}` : `code ${s.code}`;
+      fail("exit", `the sandbox process exited with ${how} before the program finished`);
+    }
+  });
+
+  await finished;
+  clearTimeout(timer);
+  run.signal?.removeEventListener("abort", onAbort);
+  // Settlement drains the calls in flight; queued ones never start.
+  waiting.length = 0;
+  while (started.size > 0) await Promise.allSettled([...started]);
+  await status;
+  await stdoutDone;
+  await stderrTail;
+  await writer.close().catch(() => {});
+  const result: { value?: JsonValue; logs: string[]; error?: Failure; calls: number } = {
+    logs,
+    calls: Math.min(calls, limits.maxCalls),
+  };
+  if (settled?.error) result.error = settled.error;
+  else if (settled?.value !== undefined) result.value = settled.value;
+  return result;
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters]` : text;
+}
+
+async function readStderr(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let tail = "";
+  for await (const chunk of stream) {
+    tail = (tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
+  }
+  return tail;
+}
+
+/** Splits a byte stream into lines, enforcing a per-line byte cap. */
+async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  maxLineBytes: number,
+  onLine: (line: string) => void,
+  onOversize: () => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let parts: Uint8Array[] = [];
+  let partBytes = 0;
+  let oversize = false;
+  for await (const chunk of stream) {
+    if (oversize) continue;
+    let start = 0;
+    let newline: number;
+    while ((newline = chunk.indexOf(NEWLINE, start)) >= 0) {
+      const piece = chunk.subarray(start, newline);
+      start = newline + 1;
+      if (partBytes + piece.length > maxLineBytes) {
+        oversize = true;
+        onOversize();
+        break;
+      }
+      let line: string;
+      if (parts.length === 0) line = decoder.decode(piece);
+      else {
+        parts.push(piece);
+        line = decoder.decode(concat(parts, partBytes + piece.length));
+        parts = [];
+        partBytes = 0;
+      }
+      onLine(line);
+    }
+    if (oversize) continue;
+    const rest = chunk.subarray(start);
+    if (rest.length > 0) {
+      parts.push(rest.slice());
+      partBytes += rest.length;
+      if (partBytes > maxLineBytes) {
+        oversize = true;
+        parts = [];
+        onOversize();
+      }
+    }
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,296 @@
+/**
+ * Lossless JSON: the one rule set for tool arguments, results, meta and session events.
+ *
+ * @module
+ */
+
+/** A JSON primitive. */
+export type JsonPrimitive = string | number | boolean | null;
+
+/** A JSON object. */
+export interface JsonObject {
+  /** A member value. */
+  readonly [key: string]: JsonValue;
+}
+
+/** A JSON array. */
+export type JsonArray = readonly JsonValue[];
+
+/**
+ * Any lossless JSON value.
+ *
+ * @example Usage
+ * ```ts
+ * import type { JsonValue } from "./json.ts";
+ * const value: JsonValue = { a: [1, "b", null] };
+ * ```
+ */
+export type JsonValue = JsonPrimitive | JsonObject | JsonArray;
+
+/** The intrinsic `Array.prototype` of this realm. */
+const ARRAY_PROTO: object = Array.prototype;
+/** The intrinsic `Object.prototype` of this realm. */
+const OBJECT_PROTO: object = Object.prototype;
+const IDENTIFIER_REGEXP = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** One container being copied: its source, its frozen-to-be copy and the walk position. */
+interface Frame {
+  readonly source: object;
+  readonly target: Record<string, JsonValue> | JsonValue[];
+  /** Own enumerable string keys for objects; `null` for arrays. */
+  readonly keys: readonly string[] | null;
+  readonly length: number;
+  index: number;
+}
+
+/**
+ * Copies `value` as detached, deep-frozen lossless JSON in one iterative pass (no recursion, so
+ * any depth works).
+ *
+ * Accepted: `null`, booleans, strings, finite numbers other than `-0`, dense arrays with the
+ * intrinsic `Array.prototype` and no extra own properties, and plain or null-prototype objects
+ * (from any realm) with only own enumerable string keys. Rejected: `undefined`, functions,
+ * symbols, BigInt, `NaN`/`±Infinity`, `-0`, sparse arrays, arrays with extra properties, symbol
+ * or non-enumerable keys, class instances, `Map`/`Set`/`Date` and other exotic objects, and
+ * cycles (shared non-cyclic references are copied). `toJSON` is ignored; getters are read exactly
+ * once and their throws propagate. An own `__proto__` key is kept as a data property.
+ *
+ * @param value The value to copy.
+ * @returns A deep-frozen copy (primitives are returned as they are).
+ * @throws {TypeError} When `value` is not lossless JSON; the message names the path and the
+ * reason, for example `Cannot snapshot "a.b[2]" as lossless JSON: NaN is not a finite number`.
+ *
+ * @example Usage
+ * ```ts
+ * import { snapshotJson } from "./json.ts";
+ * import { deepEqual, equal, throws } from "node:assert/strict";
+ * const source = { a: [1, "x", null] };
+ * const copy = snapshotJson(source);
+ * deepEqual(copy, source);
+ * equal(Object.isFrozen(copy), true);
+ * throws(() => snapshotJson({ a: { b: [0, 1, NaN] } }), {
+ *   name: "TypeError",
+ *   message: 'Cannot snapshot "a.b[2]" as lossless JSON: NaN is not a finite number',
+ * });
+ * ```
+ */
+export function snapshotJson(value: unknown): JsonValue {
+  if (typeof value !== "object" || value === null) return primitive(value, []);
+  const stack: Frame[] = [];
+  const walk: Walk = { stack, ancestors: undefined };
+  const root = enter(value, walk);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.index === frame.length) {
+      Object.freeze(frame.target);
+      walk.ancestors?.delete(frame.source);
+      stack.pop();
+      continue;
+    }
+    const index = frame.index++;
+    const keys = frame.keys;
+    if (keys === null) {
+      const child = (frame.source as unknown[])[index];
+      if (child === undefined && !Object.hasOwn(frame.source, index)) {
+        fail(stack, "the array is sparse (it has a hole here)");
+      }
+      (frame.target as JsonValue[]).push(
+        typeof child === "object" && child !== null ? enter(child, walk) : primitive(child, stack),
+      );
+    } else {
+      const key = keys[index]!;
+      const child = (frame.source as Record<string, unknown>)[key];
+      const copy = typeof child === "object" && child !== null
+        ? enter(child, walk)
+        : primitive(child, stack);
+      if (key === "__proto__") {
+        Object.defineProperty(frame.target, key, {
+          value: copy,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        (frame.target as Record<string, JsonValue>)[key] = copy;
+      }
+    }
+  }
+  SNAPSHOTS.add(root as object);
+  return root;
+}
+
+// Roots minted by snapshotJson: already checked, copied and frozen, so validators may skip the walk.
+const SNAPSHOTS = new WeakSet<object>();
+
+/**
+ * Tells whether `value` is the root of a {@linkcode snapshotJson} result: detached, frozen,
+ * lossless JSON that needs no second check.
+ *
+ * @param value The value to test.
+ * @returns `true` only for objects and arrays that `snapshotJson` returned.
+ *
+ * @example Usage
+ * ```ts
+ * import { isJsonSnapshot, snapshotJson } from "./json.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(isJsonSnapshot(snapshotJson({ a: 1 })), true);
+ * equal(isJsonSnapshot({ a: 1 }), false);
+ * ```
+ */
+export function isJsonSnapshot(value: unknown): boolean {
+  return typeof value === "object" && value !== null && SNAPSHOTS.has(value);
+}
+
+/**
+ * Tells whether `value` is lossless JSON (the rules of {@linkcode snapshotJson}).
+ *
+ * @param value The value to check.
+ * @returns `true` when {@linkcode snapshotJson} would accept it.
+ *
+ * @example Usage
+ * ```ts
+ * import { isLosslessJson } from "./json.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(isLosslessJson({ a: [1, null] }), true);
+ * equal(isLosslessJson({ a: -0 }), false);
+ * ```
+ */
+export function isLosslessJson(value: unknown): value is JsonValue {
+  try {
+    snapshotJson(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function primitive(value: unknown, stack: readonly Frame[]): JsonValue {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (!Number.isFinite(value)) fail(stack, `${value} is not a finite number`);
+      if (value === 0 && 1 / value < 0) fail(stack, "-0 is not representable in JSON");
+      return value;
+    case "object":
+      if (value === null) return null;
+      break;
+    case "undefined":
+      fail(stack, "undefined is not JSON");
+      break;
+    case "bigint":
+      fail(stack, "a BigInt is not JSON");
+      break;
+    case "symbol":
+      fail(stack, "a symbol is not JSON");
+      break;
+    case "function":
+      fail(stack, "a function is not JSON");
+  }
+  return fail(stack, `${typeof value} is not JSON`);
+}
+
+/** Below this depth the cycle check scans the stack; deeper walks switch to a set. */
+const SHALLOW_DEPTH = 32;
+
+interface Walk {
+  readonly stack: Frame[];
+  ancestors: Set<object> | undefined;
+}
+
+function enter(value: object, walk: Walk): JsonValue {
+  const stack = walk.stack;
+  let ancestors = walk.ancestors;
+  if (ancestors === undefined && stack.length >= SHALLOW_DEPTH) {
+    ancestors = walk.ancestors = new Set(stack.map((frame) => frame.source));
+  }
+  if (ancestors === undefined) {
+    for (let i = 0; i < stack.length; i++) {
+      if (stack[i]!.source === value) fail(stack, "the value is circular (it contains itself)");
+    }
+  } else if (ancestors.has(value)) {
+    fail(stack, "the value is circular (it contains itself)");
+  }
+  const proto = Object.getPrototypeOf(value);
+  let frame: Frame;
+  if (Array.isArray(value)) {
+    if (proto !== ARRAY_PROTO && !isForeignIntrinsic(proto, true)) {
+      fail(stack, "an array subclass is not a plain array");
+    }
+    const length = value.length;
+    const ownKeys = Reflect.ownKeys(value).length;
+    if (ownKeys > length + 1) fail(stack, "the array has extra own properties");
+    if (ownKeys < length + 1) fail(stack, "the array is sparse (it has holes)");
+    frame = { source: value, target: [], keys: null, length, index: 0 };
+  } else {
+    if (proto !== OBJECT_PROTO && proto !== null && !isForeignIntrinsic(proto, false)) {
+      fail(stack, `${describeObject(value)} is not a plain object or array`);
+    }
+    const keys = Object.keys(value);
+    // Cheaper than one Reflect.ownKeys(): names and symbols are cached by V8 separately.
+    if (
+      Object.getOwnPropertyNames(value).length !== keys.length ||
+      Object.getOwnPropertySymbols(value).length !== 0
+    ) {
+      const odd = Reflect.ownKeys(value).find((key) =>
+        typeof key === "symbol" || !Object.prototype.propertyIsEnumerable.call(value, key)
+      )!;
+      fail(
+        stack,
+        typeof odd === "symbol"
+          ? `the object has a symbol key ${String(odd)}`
+          : `the object has a non-enumerable key "${odd}"`,
+      );
+    }
+    frame = { source: value, target: {}, keys, length: keys.length, index: 0 };
+  }
+  ancestors?.add(value);
+  stack.push(frame);
+  return frame.target;
+}
+
+/** Whether `proto` is `Object.prototype` (or, for arrays, `Array.prototype`) of another realm. */
+function isForeignIntrinsic(proto: object | null, array: boolean): boolean {
+  if (proto === null) return false;
+  const protoProto = Object.getPrototypeOf(proto);
+  if (array) {
+    // Another realm's Array.prototype is itself an array whose prototype is that realm's
+    // Object.prototype.
+    return Array.isArray(proto) && protoProto !== null &&
+      Object.getPrototypeOf(protoProto) === null;
+  }
+  return protoProto === null && Object.hasOwn(proto, "isPrototypeOf") &&
+    Object.hasOwn(proto, "hasOwnProperty");
+}
+
+function describeObject(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  if (tag !== "Object") return `a ${tag}`;
+  let name: unknown;
+  try {
+    name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    name = undefined;
+  }
+  return typeof name === "string" && name !== ""
+    ? `an instance of class ${name}`
+    : "an exotic object";
+}
+
+function fail(stack: readonly Frame[], reason: string): never {
+  let path = "";
+  for (const frame of stack) {
+    const at = frame.index - 1;
+    if (frame.keys === null) {
+      path += `[${at}]`;
+    } else {
+      const key = frame.keys[at]!;
+      path += IDENTIFIER_REGEXP.test(key)
+        ? (path === "" ? key : `.${key}`)
+        : `[${JSON.stringify(key)}]`;
+    }
+  }
+  const where = path === "" ? "the value" : `"${path}"`;
+  throw new TypeError(`Cannot snapshot ${where} as lossless JSON: ${reason}`);
+}

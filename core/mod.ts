@@ -1,0 +1,34 @@
+/**
+ * The core of dsh: the plugin {@linkcode Context} (fibers, effects, services, events), lossless
+ * JSON, the logger, errors and hot reload.
+ *
+ * @example Usage
+ * ```ts
+ * import { Context, snapshotJson } from "./mod.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = new Context();
+ * const fiber = ctx.plugin({ name: "hello", apply(ctx) { ctx.on("ping", () => {}); } });
+ * equal(fiber.state, "active");
+ * equal(Object.isFrozen(snapshotJson({ a: 1 })), true);
+ * await ctx.fiber.dispose();
+ * ```
+ *
+ * @module
+ */
+export { BIND_SERVICE, Context, Fiber } from "./context.ts";
+export type {
+  ContextOptions,
+  Disposer,
+  FiberState,
+  Listener,
+  Plugin,
+  PluginFunction,
+} from "./context.ts";
+export { HarnessError } from "./errors.ts";
+export { errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
+export { isJsonSnapshot, isLosslessJson, snapshotJson } from "./json.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./json.ts";
+export { createLogger, stderrSink } from "./logger.ts";
+export type { CreateLoggerOptions, Logger, LogLevel, LogRecord, LogSink } from "./logger.ts";
+export { reloadPlugin } from "./reload.ts";
+export type { ReloadPluginOptions } from "./reload.ts";

@@ -1,0 +1,49 @@
+/**
+ * Embedding dsh as a library: build a harness, register the builtin tools and the echo example,
+ * and run one scripted turn with the MockAdapter (no network, no API key).
+ *
+ *     deno run -A examples/embed.ts
+ *
+ * @module
+ */
+import { createHarness } from "../registry/mod.ts";
+import { createAgent } from "../agent/mod.ts";
+import { MockAdapter, textResponse, toolCallResponse } from "../testing/mod.ts";
+import { bashPlugin, fsPlugin, readBeforeEditPlugin } from "../builtins/mod.ts";
+import * as echo from "./echo.ts";
+
+const workspace = await Deno.makeTempDir({ prefix: "dsh_embed_" });
+const ctx = await createHarness();
+// "workspace-write" runs bash inside bubblewrap; use { sandbox: "off" } where bwrap is missing.
+await ctx.plugin(bashPlugin, { sandbox: "workspace-write", workspace }).ready;
+await ctx.plugin(fsPlugin).ready;
+await ctx.plugin(readBeforeEditPlugin).ready;
+await ctx.plugin(echo).ready;
+
+const adapter = new MockAdapter([
+  toolCallResponse("c1", "write", { file_path: "hello.txt", content: "hello from dsh\n" }),
+  toolCallResponse("c2", "bash", {
+    command: "cat hello.txt && wc -c hello.txt",
+    description: "Show the file",
+  }),
+  toolCallResponse("c3", "echo", { text: "all done" }),
+  textResponse("I wrote hello.txt and printed it."),
+]);
+const agent = await createAgent(ctx, { adapter, model: "mock", cwd: workspace, logDir: workspace });
+try {
+  const { stopReason } = await agent.prompt("Write hello.txt and show it");
+  for (const event of agent.events) {
+    if (event.type === "tool/result") {
+      const { callId, content } = event as unknown as {
+        callId: string;
+        content: { text?: string }[];
+      };
+      console.log(`${callId}: ${content.map((block) => block.text ?? "").join("")}`);
+    }
+  }
+  console.log(`stop reason: ${stopReason}; session log: ${agent.logPath}`);
+} finally {
+  await agent.dispose();
+  await ctx.fiber.dispose();
+  await Deno.remove(workspace, { recursive: true });
+}

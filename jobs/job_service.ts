@@ -1,0 +1,519 @@
+/**
+ * `ctx.jobs`: long-running work with ids, honest statuses, cursor reads, process-tree kill,
+ * completion notices, an owner fence and no orphans.
+ *
+ * @module
+ */
+import { HarnessError } from "../core/errors.ts";
+import type { AgentHandle } from "../tools/definition.ts";
+import { formatJobStatus } from "./job_status.ts";
+import { OutputBuffer } from "./output_buffer.ts";
+import { killProcessTree, processStartTime } from "./process_tree.ts";
+import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
+import type { ToolDefinition } from "../tools/definition.ts";
+import {
+  isTerminal,
+  type JobRecord,
+  KIND_REGEXP,
+  messageOf,
+  NOTICE_SOURCE,
+  snapshotOf,
+  waitUntil,
+} from "./_job_record.ts";
+import type {
+  JobControl,
+  JobDetail,
+  JobKiller,
+  JobKillResult,
+  JobOutcome,
+  JobRead,
+  JobReadOptions,
+  JobSnapshot,
+  JobStartOptions,
+} from "./types.ts";
+
+/** Options for {@linkcode JobService}. */
+export interface JobServiceOptions {
+  /** Directory for the per-job output files. @default {a fresh `Deno.makeTempDir` directory, made on first use} */
+  readonly spillDir?: string;
+  /** Newest output bytes kept in memory per job. @default {1048576} */
+  readonly windowBytes?: number;
+  /** SIGTERM → SIGKILL grace for tracked process trees. @default {2000} */
+  readonly killGraceMs?: number;
+  /** How long `kill()` waits for the producer to settle before answering `stopping`. @default {10000} */
+  readonly killWaitMs?: number;
+  /** Finds the agent of a bare session-id owner, for notices. @default {() => undefined} */
+  readonly agentFor?: (sessionId: string) => AgentHandle | undefined;
+}
+
+/**
+ * The jobs service. One instance per harness (the `jobsPlugin` provides it as `ctx.jobs`).
+ *
+ * @example Usage
+ * ```ts
+ * import { JobService } from "./job_service.ts";
+ * import { equal } from "node:assert/strict";
+ * await using jobs = new JobService();
+ * const id = jobs.start({ kind: "demo", label: "count", run: (job) => job.output.write("1 2 3") });
+ * await jobs.wait(id);
+ * const read = await jobs.read(id);
+ * equal(read.text, "1 2 3");
+ * equal(read.job.status, "completed");
+ * ```
+ */
+export class JobService implements AsyncDisposable {
+  #options: JobServiceOptions;
+  #jobs = new Map<string, JobRecord>();
+  #counters = new Map<string, number>();
+  #spillDir: string | undefined;
+  #disposed = false;
+
+  /**
+   * Creates a service.
+   *
+   * @param options Spill directory, window size, kill timings, agent lookup.
+   * @throws {RangeError} When a numeric option is negative or not an integer.
+   */
+  constructor(options: JobServiceOptions = {}) {
+    for (const key of ["windowBytes", "killGraceMs", "killWaitMs"] as const) {
+      const value = options[key];
+      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+        throw new RangeError(
+          `Cannot create job service as '${key}' must be a non-negative integer: current value is ${value}`,
+        );
+      }
+    }
+    this.#options = options;
+  }
+
+  /**
+   * Starts a job: calls `run` once, synchronously, with a job-owned signal and output sink.
+   *
+   * @param options Kind, label, owner and producer.
+   * @returns The job id, `<kind>-<n>`.
+   * @throws {TypeError} When the kind is invalid, the owner agent is disposed or the service is disposed.
+   */
+  start(options: JobStartOptions): string {
+    const { kind, label, owner, run } = options;
+    if (typeof kind !== "string" || !KIND_REGEXP.test(kind)) {
+      throw new TypeError(
+        `Cannot start job as 'kind' must match ${KIND_REGEXP}: current value is ${
+          JSON.stringify(kind)
+        }`,
+      );
+    }
+    if (this.#disposed) throw new TypeError("Cannot start job: the job service is disposed");
+    const ownerId = typeof owner === "string" ? owner : owner?.sessionId;
+    const agent = typeof owner === "object"
+      ? owner
+      : ownerId !== undefined
+      ? this.#options.agentFor?.(ownerId)
+      : undefined;
+    if (agent?.disposed) {
+      throw new TypeError(`Cannot start job: the owner agent of session ${ownerId} is disposed`);
+    }
+    const n = (this.#counters.get(kind) ?? 0) + 1;
+    this.#counters.set(kind, n);
+    const id = `${kind}-${n}`;
+    const record: JobRecord = {
+      id,
+      kind,
+      label: String(label),
+      owner: ownerId,
+      agent,
+      startedAt: new Date().toISOString(),
+      buffer: new OutputBuffer({
+        spillPath: this.#spillPath(id),
+        ...(this.#options.windowBytes !== undefined
+          ? { windowBytes: Math.max(1, this.#options.windowBytes) }
+          : {}),
+      }),
+      controller: new AbortController(),
+      processes: [],
+      cursors: new Map(),
+      waiters: new Set(),
+      status: "running",
+      detail: {},
+      reported: false,
+      ownerPolls: 0,
+      settled: Promise.resolve(),
+    };
+    this.#jobs.set(id, record);
+    const control: JobControl = {
+      id,
+      signal: record.controller.signal,
+      output: {
+        write: (chunk) => {
+          if (record.buffer.closed) return;
+          record.buffer.write(chunk);
+          this.#wake(record);
+        },
+      },
+      trackProcess: (pid, trackOptions) => {
+        const startTime = processStartTime(pid);
+        record.processes.push({
+          pid,
+          group: trackOptions?.group === true,
+          ...(startTime !== undefined ? { startTime } : {}),
+        });
+        if (record.status === "stopping") this.#reap(record);
+      },
+      setExit: (exit) => {
+        record.detail = { ...record.detail, ...exit };
+      },
+    };
+    let produced: Promise<JobOutcome | void>;
+    try {
+      produced = Promise.resolve(run(control));
+    } catch (error) {
+      produced = Promise.reject(error);
+    }
+    record.settled = produced.then(
+      (outcome) => this.#settle(record, outcome, undefined),
+      (error) => this.#settle(record, undefined, error),
+    );
+    return id;
+  }
+
+  /**
+   * Makes a tool runnable in the background through this service (see {@linkcode withBackground}).
+   *
+   * @typeParam Args The tool's argument type.
+   * @param definition The tool.
+   * @param options The job label function.
+   * @returns The wrapped definition with a `run_in_background` parameter.
+   * @throws {TypeError} When the schema already declares `run_in_background`.
+   */
+  wrap<Args>(
+    definition: ToolDefinition<Args>,
+    options?: WithBackgroundOptions<Args>,
+  ): ToolDefinition<Args> {
+    return withBackground(definition, this, options);
+  }
+
+  /**
+   * A snapshot of one job.
+   *
+   * @param id The job id.
+   * @param caller The asking session (`undefined`: the embedder).
+   * @returns The snapshot.
+   * @throws {HarnessError} `JOB_NOT_FOUND` for an unknown id, `JOB_FORBIDDEN` for another session's job.
+   */
+  get(id: string, caller?: string): JobSnapshot {
+    return snapshotOf(this.#access(id, caller));
+  }
+
+  /**
+   * Snapshots of the caller's jobs and unowned jobs (every job for the embedder), oldest first.
+   *
+   * @param caller The asking session (`undefined`: the embedder).
+   * @returns The snapshots.
+   */
+  list(caller?: string): JobSnapshot[] {
+    return [...this.#jobs.values()]
+      .filter((job) => caller === undefined || job.owner === undefined || job.owner === caller)
+      .map((job) => snapshotOf(job));
+  }
+
+  /**
+   * Reads output from an explicit cursor; any number of independent readers may do this.
+   * With `waitMs`, waits (event-driven) for output past the cursor or for the job to stop running.
+   *
+   * @param id The job id.
+   * @param options Cursor, size, wait, caller and a signal that stops the wait.
+   * @returns The new output, the next cursor and a snapshot.
+   * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
+   */
+  async read(id: string, options: JobReadOptions = {}): Promise<JobRead> {
+    const { cursor = 0, maxBytes = 65536, waitMs = 0, caller, signal } = options;
+    const record = this.#access(id, caller);
+    if (waitMs > 0) {
+      await waitUntil(
+        record,
+        () => record.buffer.total > cursor || record.status !== "running",
+        waitMs,
+        signal,
+      );
+    }
+    const job = snapshotOf(record);
+    const slice = await record.buffer.read(cursor, maxBytes);
+    return {
+      text: slice.text,
+      start: slice.start,
+      next: slice.next,
+      total: slice.total,
+      dropped: slice.dropped,
+      job,
+    };
+  }
+
+  /**
+   * The model-facing read: continues from the caller's own cursor and advances it. A read that
+   * reaches the end of a finished job marks it reported for its owner (no notice follows).
+   *
+   * @param id The job id.
+   * @param options Size, wait, caller and signal (`cursor` is ignored).
+   * @returns The delta since the caller's previous poll.
+   * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
+   */
+  async poll(id: string, options: Omit<JobReadOptions, "cursor"> = {}): Promise<JobRead> {
+    const record = this.#access(id, options.caller);
+    const key = options.caller ?? "";
+    const isOwner = record.owner !== undefined && options.caller === record.owner;
+    // While the owner's poll is in flight, a settlement's notice waits for the poll's answer.
+    if (isOwner) record.ownerPolls++;
+    let read: JobRead | undefined;
+    try {
+      read = await this.read(id, { ...options, cursor: record.cursors.get(key) ?? 0 });
+      record.cursors.set(key, Math.max(read.next, record.cursors.get(key) ?? 0));
+    } finally {
+      if (isOwner) {
+        record.ownerPolls--;
+        if (isTerminal(record.status)) {
+          if (read !== undefined && isTerminal(read.job.status) && read.next === read.total) {
+            record.reported = true;
+          } else if (record.ownerPolls === 0) {
+            this.#notify(record);
+          }
+        }
+      }
+    }
+    return read.job.reported === record.reported
+      ? read
+      : { ...read, job: { ...read.job, reported: record.reported } };
+  }
+
+  /**
+   * Waits until the job settles or `timeoutMs` passes; the job is never affected.
+   *
+   * @param id The job id.
+   * @param options Timeout (default: no limit), caller and a signal that stops the wait.
+   * @returns The snapshot at the end of the wait.
+   * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
+   */
+  async wait(
+    id: string,
+    options: {
+      readonly timeoutMs?: number;
+      readonly caller?: string;
+      readonly signal?: AbortSignal;
+    } = {},
+  ): Promise<JobSnapshot> {
+    const record = this.#access(id, options.caller);
+    await waitUntil(
+      record,
+      () => isTerminal(record.status),
+      options.timeoutMs ?? Infinity,
+      options.signal,
+    );
+    return snapshotOf(record);
+  }
+
+  /**
+   * Kills a job: aborts its signal, takes every tracked process tree down (SIGTERM, grace, SIGKILL),
+   * and waits for the producer to settle and the processes to be reaped.
+   *
+   * @param id The job id.
+   * @param options The reason and the calling session (`undefined`: the embedder).
+   * @returns `killed`, `stopping` (the producer has not settled within `killWaitMs`) or `already-finished`.
+   * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
+   */
+  async kill(
+    id: string,
+    options: { readonly reason?: string; readonly caller?: string } = {},
+  ): Promise<JobKillResult> {
+    const { reason, caller } = options;
+    const record = this.#access(id, caller);
+    if (isTerminal(record.status)) {
+      return { outcome: "already-finished", job: snapshotOf(record) };
+    }
+    const killer: JobKiller = caller === undefined
+      ? "embedder"
+      : caller === record.owner
+      ? "owner"
+      : `session:${caller}`;
+    this.#stop(record, killer, reason);
+    await waitUntil(
+      record,
+      () => isTerminal(record.status),
+      this.#options.killWaitMs ?? 10_000,
+    );
+    const job = snapshotOf(record);
+    return { outcome: isTerminal(job.status) ? "killed" : "stopping", job };
+  }
+
+  /**
+   * Kills every job of a session (running ones and leftover process groups of finished ones) and
+   * forgets them. No notices are sent. Call it when the session or its agent is disposed. Waits
+   * up to `killWaitMs` per job for its producer to settle.
+   *
+   * @param sessionId The owner session.
+   * @param reason Recorded in each job's detail. @default {"owner session disposed"}
+   * @returns Resolves once every job settled.
+   */
+  async disposeOwner(sessionId: string, reason = "owner session disposed"): Promise<void> {
+    const records = [...this.#jobs.values()].filter((job) => job.owner === sessionId);
+    await this.#shutdown(records, "owner-disposed", reason);
+    for (const record of records) this.#jobs.delete(record.id);
+  }
+
+  /**
+   * Kills every job and refuses new ones (waits up to `killWaitMs` per job). Idempotent.
+   *
+   * @returns Resolves once every job settled.
+   */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    await this.#shutdown([...this.#jobs.values()], "service-disposed", "job service disposed");
+  }
+
+  /** Same as {@linkcode JobService.dispose}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  async #shutdown(records: JobRecord[], killer: JobKiller, reason: string): Promise<void> {
+    for (const record of records) {
+      record.reported = true;
+      if (record.status === "running") this.#stop(record, killer, reason);
+    }
+    await Promise.all(records.map(async (record) => {
+      // A producer that ignores its signal and tracks no process cannot hold disposal forever.
+      await waitUntil(
+        record,
+        () => isTerminal(record.status),
+        this.#options.killWaitMs ?? 10_000,
+      );
+      // Processes a finished job left behind in its group (for example `cmd &`) die with the owner.
+      await Promise.all(
+        record.processes.filter((p) => p.group).map((p) =>
+          killProcessTree(p.pid, {
+            group: true,
+            graceMs: this.#options.killGraceMs ?? 2000,
+            ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
+          }).catch(() => undefined)
+        ),
+      );
+    }));
+  }
+
+  #stop(record: JobRecord, killer: JobKiller, reason: string | undefined): void {
+    if (record.status !== "running") return;
+    record.status = "stopping";
+    record.detail = {
+      ...record.detail,
+      killedBy: killer,
+      ...(reason !== undefined ? { reason } : {}),
+    };
+    if (killer === "owner") record.reported = true;
+    record.controller.abort(
+      new DOMException(`job ${record.id} was killed${reason ? `: ${reason}` : ""}`, "AbortError"),
+    );
+    this.#reap(record);
+    this.#wake(record);
+  }
+
+  #reap(record: JobRecord): void {
+    const graceMs = this.#options.killGraceMs ?? 2000;
+    const previous = record.reaping ?? Promise.resolve();
+    const processes = [...record.processes];
+    record.reaping = previous.then(async () => {
+      const results = await Promise.all(
+        processes.map((p) =>
+          killProcessTree(p.pid, {
+            group: p.group,
+            graceMs,
+            ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
+          }).catch(() => undefined)
+        ),
+      );
+      const survivors = results.flatMap((result) => result?.survivors ?? []);
+      const signal = results.find((result) => result?.signal === "SIGKILL")?.signal ??
+        results.find((result) => result?.signal !== undefined)?.signal;
+      record.detail = {
+        ...record.detail,
+        ...(survivors.length > 0 ? { survivors } : {}),
+        ...(signal !== undefined && record.detail.signal === undefined ? { signal } : {}),
+      };
+    });
+  }
+
+  async #settle(
+    record: JobRecord,
+    outcome: JobOutcome | void,
+    error: unknown,
+  ): Promise<void> {
+    // A killed job is final only once its process trees are confirmed gone.
+    while (record.reaping !== undefined) {
+      const reaping = record.reaping;
+      await reaping;
+      if (record.reaping === reaping) break;
+    }
+    record.buffer.close();
+    const exit: JobDetail = {
+      ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+      ...(outcome?.signal !== undefined ? { signal: outcome.signal } : {}),
+    };
+    if (record.controller.signal.aborted) {
+      record.status = "killed";
+      record.detail = { ...record.detail, ...exit };
+    } else if (error !== undefined || outcome?.status === "failed") {
+      record.status = "failed";
+      const message = error !== undefined ? messageOf(error) : outcome?.error;
+      record.detail = {
+        ...record.detail,
+        ...exit,
+        ...(message !== undefined ? { error: message } : {}),
+      };
+    } else {
+      record.status = "completed";
+      record.detail = { ...record.detail, ...exit };
+    }
+    record.finishedAt = new Date().toISOString();
+    this.#wake(record);
+    if (record.ownerPolls === 0) this.#notify(record);
+  }
+
+  #notify(record: JobRecord): void {
+    if (record.reported || record.agent === undefined) return;
+    record.reported = true;
+    const text = `background job ${record.id} (${record.kind}: ${record.label}) finished [status: ${
+      formatJobStatus(snapshotOf(record))
+    }]. Read its output with job_output.`;
+    try {
+      record.agent.inject(text, NOTICE_SOURCE);
+    } catch {
+      // The owner agent was disposed: nobody is left to tell.
+    }
+  }
+
+  #access(id: string, caller: string | undefined): JobRecord {
+    const record = this.#jobs.get(id);
+    if (record === undefined) {
+      throw new HarnessError(
+        "JOB_NOT_FOUND",
+        `unknown job ${JSON.stringify(id)}: expected an id listed by job_list`,
+      );
+    }
+    if (caller !== undefined && record.owner !== undefined && record.owner !== caller) {
+      throw new HarnessError("JOB_FORBIDDEN", `job ${id} belongs to another session`);
+    }
+    return record;
+  }
+
+  #wake(record: JobRecord): void {
+    for (const waiter of record.waiters) waiter();
+  }
+
+  #spillPath(id: string): string {
+    if (this.#spillDir === undefined) {
+      if (this.#options.spillDir !== undefined) {
+        Deno.mkdirSync(this.#options.spillDir, { recursive: true });
+        this.#spillDir = this.#options.spillDir;
+      } else {
+        this.#spillDir = Deno.makeTempDirSync({ prefix: "dsh_jobs_" });
+      }
+    }
+    return `${this.#spillDir}/${id}-${crypto.randomUUID().slice(0, 8)}.out`;
+  }
+}

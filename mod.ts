@@ -1,0 +1,88 @@
+/**
+ * dsh: a Deno-first tool harness for coding agents. This door names the embedder API: define a
+ * tool, build a harness, run an agent. Everything else lives behind the folder doors
+ * (`@dsh/harness/registry`, `/jobs`, `/agent`, `/testing`, `/codemode`, `/acp`, `/mcp`, `/builtins`).
+ *
+ * @example Usage
+ * ```ts
+ * import { createHarness, defineTool } from "./mod.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const ctx = await createHarness();
+ * ctx.tools.register(defineTool({
+ *   name: "echo",
+ *   description: "Echo the text back.",
+ *   parameters: { text: { type: "string", required: true } },
+ *   execute: (args) => [{ type: "text", text: args.text }],
+ * }));
+ * const outcome = await ctx.tools.execute({ callId: "c1", name: "echo", arguments: { text: "hi" } });
+ * deepEqual(outcome.content, [{ type: "text", text: "hi" }]);
+ * await ctx.fiber.dispose();
+ * ```
+ *
+ * @module
+ */
+import type { Context as CoreContext } from "./core/context.ts";
+import type { JobService } from "./jobs/job_service.ts";
+import type { ApprovalService, ToolRegistry } from "./registry/types.ts";
+
+/**
+ * The context a plugin's `apply(ctx)` receives: the core Context plus the harness services.
+ * `ctx.jobs` and `ctx.approval` exist only when their plugins are loaded; list them in `inject`.
+ */
+export type Context = CoreContext & {
+  /** The tool registry. */
+  readonly tools: ToolRegistry;
+  /** Long-running work (present when the jobs plugin is loaded). */
+  readonly jobs: JobService;
+  /** Where `ask` decisions go (present when an approval channel such as the ACP bridge is loaded). */
+  readonly approval?: ApprovalService;
+};
+
+export { defineTool } from "./tools/define_tool.ts";
+export type { DefinedTool, DefineToolOptions } from "./tools/define_tool.ts";
+export type { ParameterSpec, ParametersSpec, SchemaSpec } from "./tools/schema.ts";
+export type { InferArgs, InferValue } from "./tools/infer.ts";
+export { ToolArgsError } from "./tools/tool_args_error.ts";
+export { contentText } from "./tools/content.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "./tools/content.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "./tools/views.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "./tools/definition.ts";
+export { Fiber } from "./core/context.ts";
+export type { Disposer, Plugin, PluginFunction } from "./core/context.ts";
+export { HarnessError } from "./core/errors.ts";
+export type { JsonValue } from "./core/json.ts";
+export { createHarness } from "./registry/tools_plugin.ts";
+export type { CreateHarnessOptions } from "./registry/tools_plugin.ts";
+export type {
+  ApprovalService,
+  PostExecuteDecision,
+  PreExecuteDecision,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+} from "./registry/types.ts";
+export { Agent, createAgent } from "./agent/agent.ts";
+export type { CreateAgentOptions, PromptResult } from "./agent/agent.ts";

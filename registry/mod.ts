@@ -1,0 +1,44 @@
+/**
+ * The tool registry: the `ctx.tools` service, its `tools` plugin, `createHarness()` and the
+ * pipeline types (pre-execute, guards, around-execute, post-execute, result).
+ *
+ * @example Usage
+ * ```ts
+ * import { createHarness } from "./mod.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * ctx.tools.register({
+ *   name: "ping",
+ *   description: "Answers pong",
+ *   parameters: { type: "object" },
+ *   execute: () => [{ type: "text", text: "pong" }],
+ * });
+ * const outcome = await ctx.tools.execute({ callId: "c1", name: "ping", arguments: {} });
+ * equal(outcome.isError, false);
+ * await ctx.fiber.dispose();
+ * ```
+ *
+ * @module
+ */
+export { checkRegistryOptions, CODE_RUNNER_NAME, createToolRegistry } from "./tool_registry.ts";
+export type { ToolRegistryOptions } from "./tool_registry.ts";
+export { createHarness, toolsPlugin } from "./tools_plugin.ts";
+export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  ExecuteRequest,
+  Guard,
+  PostExecuteDecision,
+  PostExecuteListener,
+  PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
+  ToolErrorCode,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+  ToolSchema,
+} from "./types.ts";

@@ -1,0 +1,172 @@
+/**
+ * Types of the `ctx.tools` service and its pipeline events.
+ *
+ * Pipeline order (contracts.md §2): snapshot+freeze args → token/identity → pre-abort check →
+ * `tools/pre-execute` waterfall → guards → `tools/execute` around chain → body →
+ * `tools/post-execute` waterfall → materialize → `tools/result` emit.
+ *
+ * @module
+ */
+import type { JsonValue } from "../core/json.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import type {
+  AgentHandle,
+  AnyToolDefinition,
+  JsonSchema,
+  ToolExecution,
+} from "../tools/definition.ts";
+
+/** Error codes a result may carry. */
+export type ToolErrorCode =
+  | "INVALID_ARGS"
+  | "UNKNOWN_TOOL"
+  | "ABORTED_BEFORE_DISPATCH"
+  | "ABORTED"
+  | "TOOL_TIMEOUT"
+  | "DENIED"
+  | "TOOL_ERROR"
+  | "CODE_RUN_FAILED"
+  | "MCP_SERVER_EXITED"
+  | "MCP_TOOL_ERROR"
+  // Any other HarnessError code a tool throws passes through unchanged.
+  | (string & Record<never, never>);
+
+/** The frozen, normalized outcome of one execution. */
+export interface ToolOutcome {
+  /** True for failures. */
+  readonly isError: boolean;
+  /** Model-facing content (failures: exactly one `Error: <message>` text block). */
+  readonly content: readonly ContentBlock[];
+  /** The tool's presentation payload. */
+  readonly meta?: JsonValue;
+  /** For failures: the message and, when known, a stable code. */
+  readonly error?: {
+    readonly message: string;
+    readonly code?: ToolErrorCode;
+    readonly name?: string;
+  };
+  /** Context the loop appends after this result (tool-deferred first, then post-execute's). */
+  readonly additionalContexts?: readonly (readonly ContentBlock[])[];
+}
+
+/** How tools are presented to the model. */
+export type ToolMode = "native" | "code" | "both";
+
+/** Input of {@linkcode ToolRegistry.execute}. */
+export interface ExecuteRequest {
+  /** The model's call id. */
+  readonly callId: string;
+  /** The tool name. */
+  readonly name: string;
+  /** The parsed arguments (snapshotted losslessly and frozen by the registry). */
+  readonly arguments: unknown;
+  /** The caller's cancellation. */
+  readonly signal?: AbortSignal;
+  /** The calling agent. */
+  readonly agent?: AgentHandle;
+  /** The enclosing execution's token (Code Mode sub-calls). */
+  readonly parent?: symbol;
+  /** The caller's tool mode: under `code`, a direct call to a tool other than `run_code` is `UNKNOWN_TOOL`. @default {"native"} */
+  readonly mode?: ToolMode;
+  /** Receives incremental output written by the body (`exec.output`). */
+  readonly onOutput?: (chunk: string) => void;
+}
+
+/** A `tools/pre-execute` decision. */
+export type PreExecuteDecision =
+  | { readonly kind: "allow" }
+  | { readonly kind: "deny"; readonly reason: string }
+  | { readonly kind: "ask"; readonly reason?: string };
+
+/**
+ * A `tools/pre-execute` waterfall listener: returns a new decision or `undefined` to keep the current one.
+ * Registered with `ctx.on("tools/pre-execute", listener)`.
+ */
+export type PreExecuteListener = (
+  decision: PreExecuteDecision,
+  exec: ToolExecution,
+) => PreExecuteDecision | undefined | Promise<PreExecuteDecision | undefined>;
+
+/** A synchronous, monotonic guard: a string denies with that reason. */
+export type Guard = (exec: ToolExecution) => string | undefined;
+
+/** The view an around-dispatch wrapper gets: frozen identity plus a replaceable `signal`. */
+export interface AroundExecution extends Omit<ToolExecution, "signal"> {
+  /** The only mutable field; the caller's signal is fused back in before the body. */
+  signal: AbortSignal;
+}
+
+/**
+ * A `tools/execute` around wrapper, onion-style: `next()` runs the rest of the chain and the body.
+ * Registered with `ctx.on("tools/execute", wrapper)`.
+ */
+export type AroundWrapper = (
+  exec: AroundExecution,
+  next: () => Promise<ToolOutcome>,
+) => Promise<ToolOutcome>;
+
+/** A `tools/post-execute` decision. */
+export type PostExecuteDecision =
+  | {
+    readonly kind: "accept";
+    readonly content?: readonly ContentBlock[];
+    readonly additionalContexts?: readonly (readonly ContentBlock[])[];
+  }
+  | { readonly kind: "block"; readonly feedback: readonly ContentBlock[] };
+
+/**
+ * A `tools/post-execute` waterfall listener.
+ * Registered with `ctx.on("tools/post-execute", listener)`.
+ */
+export type PostExecuteListener = (
+  decision: PostExecuteDecision,
+  exec: ToolExecution,
+  outcome: ToolOutcome,
+) => PostExecuteDecision | undefined | Promise<PostExecuteDecision | undefined>;
+
+/** A `tools/result` observer: sees the frozen execution and outcome; cannot change them. */
+export type ResultObserver = (exec: ToolExecution, outcome: ToolOutcome) => void;
+
+/** Approval answers. */
+export type ApprovalOutcome =
+  | "allowed-once"
+  | "allowed-always"
+  | "rejected"
+  | "cancelled"
+  | "unavailable";
+
+/** The optional `ctx.approval` service an `ask` decision is routed to (the ACP bridge provides one). */
+export interface ApprovalService {
+  /** Asks the user about one call. */
+  request(exec: ToolExecution, options: { readonly reason?: string }): Promise<ApprovalOutcome>;
+}
+
+/** A model-facing tool schema. */
+export interface ToolSchema {
+  /** Tool name. */
+  readonly name: string;
+  /** Description. */
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: JsonSchema;
+}
+
+/** The `ctx.tools` service. */
+export interface ToolRegistry {
+  /** Registers a tool; disposing the caller's fiber unregisters it. Throws on duplicates and `run_code`. */
+  register(definition: AnyToolDefinition): () => void;
+  /** Registers the reserved `run_code` transport (Code Mode only). */
+  registerCodeRunner(definition: AnyToolDefinition): () => void;
+  /** The visible definition of `name`. */
+  get(name: string): AnyToolDefinition | undefined;
+  /** Every visible definition, sorted by name. */
+  list(): readonly AnyToolDefinition[];
+  /** The model-facing projection, sorted by name; under `code` only `run_code`. */
+  schemas(options?: { readonly mode?: ToolMode }): readonly ToolSchema[];
+  /** Adds a final monotonic guard (an effect of the caller's fiber). */
+  guard(guard: Guard): () => void;
+  /** Runs one call through the whole pipeline; never throws. */
+  execute(request: ExecuteRequest): Promise<ToolOutcome>;
+  /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
+  isConcurrencySafe(name: string, args: unknown): boolean;
+}

@@ -1,0 +1,263 @@
+/**
+ * The ACP snapshot runner (contracts.md §5): boots `acp/main.ts` with a scripted model under its
+ * computed permission profile, drives it over stdio with the SDK client, and returns the
+ * normalized stdout frames and session log.
+ */
+import { client, type RequestPermissionRequest } from "@agentclientprotocol/sdk";
+import { dirname, join } from "node:path";
+import { type AgentProcess, spawnAgentProcess } from "../../acp/agent_process.ts";
+import { parseConfig } from "../../acp/config.ts";
+import { permissionFlags } from "../../acp/permissions.ts";
+
+/** One step of a scenario. */
+export type Step =
+  | { op: "initialize"; terminalOutput?: boolean }
+  | { op: "newSession" }
+  | { op: "newSessionExpectError"; cwd: string }
+  | { op: "prompt"; text: string }
+  | { op: "promptAndCancel"; text: string; waitForFile?: string; afterUpdate?: string }
+  | { op: "restart" }
+  | { op: "loadSession" };
+
+/** input.json. */
+export interface ScenarioInput {
+  /** What the scenario shows. */
+  description?: string;
+  /** The dsh.jsonc content. */
+  config?: Record<string, unknown>;
+  /** Seed files written into the workspace (relative path → content). */
+  workspace?: Record<string, string>;
+  /** The scripted model (see acp/script_model.ts). */
+  script: unknown[];
+  /** The steps. */
+  steps: Step[];
+  /** FIFO permission answers by option kind; running out answers `cancelled`. */
+  permissionAnswers?: string[];
+}
+
+/** What a run produced. */
+export interface ScenarioRun {
+  /** Normalized stdout frames (one JSON text per line). */
+  stdout: string[];
+  /** Normalized session log lines. */
+  session: string[];
+  /** Normalized `session/update` payloads per phase: `live` (prompts) and `replay` (loads). */
+  updates: { live: string[]; replay: string[] };
+}
+
+const UUID_REGEXP = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const VOLATILE_KEYS = new Set(["time", "createdAt", "durationMs", "elapsedMs", "pid"]);
+
+function replaceAll(text: string, from: string, to: string): string {
+  return from === "" ? text : text.split(from).join(to);
+}
+
+/** Replaces volatile values in one JSON text. */
+export function normalizeText(
+  text: string,
+  names: { cwds: string[]; sessionsDir: string; sessionId?: string },
+): string {
+  let out = text;
+  if (names.sessionId) out = replaceAll(out, names.sessionId, "{{sessionId}}");
+  out = out.replace(UUID_REGEXP, "{{uuid}}");
+  out = replaceAll(out, names.sessionsDir, "{{sessionsDir}}");
+  for (const cwd of names.cwds) out = replaceAll(out, cwd, "{{cwd}}");
+  return out;
+}
+
+function scrub(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(scrub);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, VOLATILE_KEYS.has(k) ? `{{${k}}}` : scrub(v)]),
+    );
+  }
+  return value;
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Snapshot step timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Runs one scenario folder. */
+export async function runScenario(dir: string, input: ScenarioInput): Promise<ScenarioRun> {
+  const root = await Deno.makeTempDir({ prefix: "dsh_snap_" });
+  const cwd = join(root, "ws");
+  const sessionsDir = join(root, "sessions");
+  await Deno.mkdir(cwd);
+  await Deno.mkdir(sessionsDir);
+  try {
+    for (const [path, content] of Object.entries(input.workspace ?? {})) {
+      await Deno.mkdir(dirname(join(cwd, path)), { recursive: true });
+      await Deno.writeTextFile(join(cwd, path), content);
+    }
+    const configText = JSON.stringify(input.config ?? {});
+    const configPath = join(root, "dsh.jsonc");
+    await Deno.writeTextFile(configPath, configText);
+    const scriptPath = join(root, "script.json");
+    await Deno.writeTextFile(scriptPath, JSON.stringify(input.script));
+    const config = parseConfig(configText, configPath);
+    const flags = permissionFlags(config, {
+      roots: [cwd],
+      sessionsDir,
+      readOnly: [configPath, scriptPath],
+      tmpDir: root,
+      useDeepSeek: false,
+    });
+    const answers = [...(input.permissionAnswers ?? [])];
+    const frames: { proc: number; line: string }[] = [];
+    const updates = { live: [] as unknown[], replay: [] as unknown[] };
+    let phase: "live" | "replay" = "live";
+    let sessionId: string | undefined;
+    let proc = 0;
+    const seen: unknown[] = [];
+    const app = client({ name: "dsh-snapshot" })
+      .onNotification("session/update", ({ params }) => {
+        seen.push(params.update);
+        updates[phase].push(params.update);
+      })
+      .onRequest(
+        "session/request_permission",
+        ({ params }: { params: RequestPermissionRequest }) => {
+          const kind = answers.shift();
+          if (kind === undefined) return { outcome: { outcome: "cancelled" } };
+          const option = params.options.find((o) => o.kind === kind);
+          if (!option) {
+            throw new Error(`Snapshot answer "${kind}" is not among the offered options`);
+          }
+          return { outcome: { outcome: "selected", optionId: option.optionId } };
+        },
+      );
+    const start = () => {
+      const current = ++proc;
+      return spawnAgentProcess(app, {
+        permissions: flags,
+        args: [
+          "--config",
+          configPath,
+          "--script",
+          scriptPath,
+          "--sessions-dir",
+          sessionsDir,
+          "--flush-ms",
+          "60000",
+        ],
+        cwd,
+        clearEnv: true,
+        env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: root, TMPDIR: root },
+        onFrame: (line) => frames.push({ proc: current, line }),
+      });
+    };
+    let agent: AgentProcess = start();
+    try {
+      for (const step of input.steps) {
+        const a = agent.connection.agent;
+        switch (step.op) {
+          case "initialize":
+            await a.request("initialize", {
+              protocolVersion: 1,
+              clientCapabilities: {
+                fs: { readTextFile: false, writeTextFile: false },
+                terminal: false,
+                ...(step.terminalOutput ? { _meta: { terminal_output: true } } : {}),
+              },
+              clientInfo: { name: "dsh-snapshot", version: "1" },
+            });
+            break;
+          case "newSession":
+            sessionId = (await a.request("session/new", { cwd, mcpServers: [] })).sessionId;
+            break;
+          case "newSessionExpectError": {
+            const error = await a.request("session/new", { cwd: step.cwd, mcpServers: [] }).then(
+              () => undefined,
+              (e) => e,
+            );
+            if (error === undefined) {
+              throw new Error("session/new succeeded but an error was expected");
+            }
+            break;
+          }
+          case "prompt":
+            phase = "live";
+            await a.request("session/prompt", {
+              sessionId: sessionId!,
+              prompt: [{ type: "text", text: step.text }],
+            });
+            break;
+          case "promptAndCancel": {
+            phase = "live";
+            const before = seen.length;
+            const done = a.request("session/prompt", {
+              sessionId: sessionId!,
+              prompt: [{ type: "text", text: step.text }],
+            });
+            if (step.waitForFile) {
+              const path = join(cwd, step.waitForFile);
+              await waitFor(() => Deno.stat(path).then(() => true, () => false), step.waitForFile);
+            }
+            if (step.afterUpdate) {
+              await waitFor(
+                () =>
+                  seen.slice(before).some((u) =>
+                    (u as { sessionUpdate: string }).sessionUpdate === step.afterUpdate
+                  ),
+                step.afterUpdate,
+              );
+            }
+            await a.notify("session/cancel", { sessionId: sessionId! });
+            await done;
+            break;
+          }
+          case "restart":
+            await agent.close();
+            agent = start();
+            break;
+          case "loadSession":
+            phase = "replay";
+            await a.request("session/load", { sessionId: sessionId!, cwd, mcpServers: [] });
+            phase = "live";
+            break;
+        }
+      }
+    } catch (error) {
+      await agent.close();
+      throw new Error(
+        `Scenario ${dir} failed: ${
+          (error as Error).message
+        }\n--- agent stderr ---\n${agent.stderr()}`,
+      );
+    }
+    const status = await agent.close();
+    if (!status.success) throw new Error(`Agent exited with ${status.code}\n${agent.stderr()}`);
+    const names = {
+      cwds: [cwd, await Deno.realPath(cwd)],
+      sessionsDir,
+      ...(sessionId ? { sessionId } : {}),
+    };
+    const ids = new Map<string, number>();
+    const stdout = frames.map(({ proc, line }) => {
+      const frame = JSON.parse(line) as Record<string, unknown>;
+      if ("id" in frame && frame.id !== null) {
+        const key = `${proc}:${"method" in frame ? "agent" : "client"}:${String(frame.id)}`;
+        if (!ids.has(key)) ids.set(key, ids.size + 1);
+        frame.id = ids.get(key);
+      }
+      return normalizeText(JSON.stringify(scrub(frame)), names);
+    });
+    let session: string[] = [];
+    if (sessionId) {
+      const text = await Deno.readTextFile(join(sessionsDir, `${sessionId}.jsonl`));
+      session = text.trimEnd().split("\n").map((line) =>
+        normalizeText(JSON.stringify(scrub(JSON.parse(line))), names)
+      );
+    }
+    const norm = (list: unknown[]) => list.map((u) => normalizeText(JSON.stringify(u), names));
+    return { stdout, session, updates: { live: norm(updates.live), replay: norm(updates.replay) } };
+  } finally {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
+}

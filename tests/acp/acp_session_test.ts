@@ -1,0 +1,103 @@
+import { deepEqual, equal } from "node:assert/strict";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { AcpSession } from "../../acp/acp_session.ts";
+import type { AnyToolDefinition } from "../../tools/definition.ts";
+
+const term: AnyToolDefinition = {
+  name: "sh",
+  description: "",
+  parameters: { type: "object" },
+  execute: () => [],
+  presentCall: (args: { cmd: string }) => ({ card: "terminal", title: args.cmd }),
+};
+
+function session(options: { flushMs?: number; terminalOutput?: boolean } = {}) {
+  const sent: SessionUpdate[] = [];
+  const s = new AcpSession({
+    cwd: "/w",
+    terminalOutput: options.terminalOutput ?? true,
+    lookup: (name) => (name === "sh" ? term : undefined),
+    send: (u) => sent.push(u),
+    flushMs: options.flushMs ?? 60_000,
+  });
+  return { s, sent };
+}
+
+Deno.test("AcpSession.delta() coalesces deltas and splits on a kind change", () => {
+  const { s, sent } = session();
+  s.delta("reasoning", "a");
+  s.delta("reasoning", "b");
+  s.delta("text", "c");
+  s.delta("text", "d");
+  s.flush();
+  deepEqual(sent, [
+    { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "ab" } },
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "cd" } },
+  ]);
+});
+
+Deno.test("AcpSession.event() replays user and assistant messages only on replay", () => {
+  const user = { type: "user/message", content: [{ type: "text", text: "hi" }] };
+  const assistant = {
+    type: "assistant/message",
+    content: [{ type: "reasoning", text: "r" }, { type: "text", text: "t" }, {
+      type: "tool-call",
+      id: "x",
+      name: "n",
+      arguments: "{}",
+    }],
+  };
+  const live = session();
+  live.s.event(user, false);
+  live.s.event(assistant, false);
+  deepEqual(live.sent, []);
+  const replay = session();
+  replay.s.event(user, true);
+  replay.s.event(assistant, true);
+  deepEqual(replay.sent.map((u) => u.sessionUpdate), [
+    "user_message_chunk",
+    "agent_thought_chunk",
+    "agent_message_chunk",
+  ]);
+});
+
+Deno.test("AcpSession.output() streams only terminal cards and hands the unsent tail to the result", () => {
+  const { s, sent } = session();
+  s.event({ type: "tool/call", callId: "g", name: "other", arguments: "{}" }, false);
+  s.output("g", "ignored");
+  s.event({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }, false);
+  s.output("t", "one\n");
+  s.flush();
+  s.output("t", "two\n");
+  s.event({
+    type: "tool/result",
+    callId: "t",
+    content: [{ type: "text", text: "x" }],
+    isError: false,
+  }, false);
+  s.dispose();
+  const data = sent
+    .filter((u) => u.sessionUpdate === "tool_call_update")
+    .map((
+      u,
+    ) => ((u as { _meta?: { terminal_output?: { data: string } } })._meta?.terminal_output?.data));
+  // The result is generic (no presentResult), so the streamed text stays on the terminal.
+  deepEqual(data, ["one\n", undefined]);
+});
+
+Deno.test("AcpSession with flushMs 0 sends each piece at once", () => {
+  const { s, sent } = session({ flushMs: 0 });
+  s.delta("text", "a");
+  s.delta("text", "b");
+  equal(sent.length, 2);
+});
+
+Deno.test("AcpSession.permissionCard() strips sessionUpdate and status and previews unknown calls", () => {
+  const { s } = session();
+  s.event({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }, false);
+  const card = s.permissionCard("t", "sh", { cmd: "ls" });
+  equal("sessionUpdate" in card, false);
+  equal("status" in card, false);
+  equal(card.title, "ls");
+  equal(s.permissionCard("sub:code:1", "sh", { cmd: "pwd" }).title, "pwd");
+});

@@ -1,0 +1,81 @@
+import { deepEqual, equal, rejects, throws } from "node:assert/strict";
+import { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../acp/config.ts";
+import { tempDir } from "../_helpers.ts";
+
+Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
+  const config = parseConfig(
+    `{
+      // model
+      "model": { "provider": "demo", "model": "m", },
+      "toolMode": "both",
+      "permissions": [{ "tool": "bash", "decision": "ask", "pattern": "^rm ", "reason": "destructive" }],
+      "defaultDecision": "deny",
+      "sandbox": "workspace-write",
+      "mcpServers": { "everything": { "command": "node", "args": ["x.js", "stdio"], "env": { "A": "1" } } },
+      "sessionsDir": "logs",
+      "roots": ["/extra"],
+      "allowRun": ["npx"],
+    }`,
+    "dsh.jsonc",
+  );
+  deepEqual(config, {
+    model: { provider: "demo", model: "m", baseUrl: "https://api.deepseek.com" },
+    toolMode: "both",
+    permissions: [{ tool: "bash", decision: "ask", pattern: "^rm ", reason: "destructive" }],
+    defaultDecision: "deny",
+    sandbox: "workspace-write",
+    mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { A: "1" } } },
+    sessionsDir: "logs",
+    roots: ["/extra"],
+    allowRun: ["npx"],
+  });
+});
+
+Deno.test("parseConfig() gives defaults for an empty file", () => {
+  deepEqual(parseConfig("", "dsh.jsonc"), DEFAULT_CONFIG);
+  deepEqual(parseConfig("// nothing\n{}", "dsh.jsonc"), DEFAULT_CONFIG);
+});
+
+Deno.test("parseConfig() reports syntax errors with line and column", () => {
+  throws(() => parseConfig('{\n  "toolMode": "code"\n  "sandbox": "off"\n}', "/p/dsh.jsonc"), {
+    name: "SyntaxError",
+    message: 'Cannot read config "/p/dsh.jsonc": CommaExpected at line 3, column 3',
+  });
+});
+
+Deno.test("parseConfig() rejects invalid values with the received value", () => {
+  throws(() => parseConfig('{"toolMode": "fast"}', "c"), {
+    message:
+      'Cannot read config "c": "toolMode" must be one of "native", "code", "both": received "fast"',
+  });
+  throws(() => parseConfig('{"modle": {}}', "c"), { message: /unknown key "modle"/ });
+  throws(() => parseConfig('{"permissions": [{"tool": "bash", "pattern": "("}]}', "c"), {
+    message:
+      'Cannot read config "c": "permissions[0].pattern" is not a valid regular expression: received "("',
+  });
+  throws(() => parseConfig('{"mcpServers": {"x": {}}}', "c"), {
+    message:
+      'Cannot read config "c": "mcpServers.x" must have exactly one of a non-empty "command" or "url": received {}',
+  });
+});
+
+Deno.test("decide() applies the first matching rule, then the default", () => {
+  const config = parseConfig(
+    '{"permissions": [{"tool": "bash", "decision": "deny", "pattern": "rm", "reason": "no"}, {"tool": "*", "decision": "ask"}], "defaultDecision": "allow"}',
+    "c",
+  );
+  deepEqual(decide(config, "bash", { command: "rm x" }), { decision: "deny", reason: "no" });
+  deepEqual(decide(config, "bash", { command: "ls" }), { decision: "ask" });
+  deepEqual(decide(config, "fs_read", "raw"), { decision: "ask" });
+  deepEqual(decide(DEFAULT_CONFIG, "bash", {}), { decision: "allow" });
+});
+
+Deno.test("loadConfig() reads dsh.jsonc from the cwd or falls back to defaults", async () => {
+  await using dir = await tempDir();
+  deepEqual(await loadConfig(dir.path), { config: DEFAULT_CONFIG });
+  await Deno.writeTextFile(`${dir.path}/dsh.jsonc`, '{"toolMode": "code"}');
+  const loaded = await loadConfig(dir.path);
+  equal(loaded.config.toolMode, "code");
+  equal(loaded.file, `${dir.path}/dsh.jsonc`);
+  await rejects(() => loadConfig(dir.path, `${dir.path}/missing.jsonc`), Deno.errors.NotFound);
+});

@@ -1,0 +1,262 @@
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import {
+  client,
+  type RequestPermissionRequest,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
+import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { defineTool } from "../../tools/mod.ts";
+import { createAcpServer } from "../../acp/server.ts";
+import { tempDir } from "../_helpers.ts";
+
+type Update = SessionUpdate & Record<string, unknown>;
+
+function streamTool(chunks: number) {
+  return defineTool({
+    name: "stream",
+    description: "Writes numbered lines.",
+    parameters: {},
+    presentCall: () => ({ card: "terminal", title: "stream" }),
+    presentResult: (_args, result) => ({
+      card: "terminal",
+      output: String((result.meta as { output: string }).output),
+      exitCode: 0,
+    }),
+    async execute(_args, exec) {
+      let output = "";
+      for (let i = 0; i < chunks; i++) {
+        const line = `line ${i}\n`;
+        output += line;
+        exec.output.write(line);
+        if (i % 10 === 0) await new Promise((r) => setTimeout(r, 0));
+      }
+      return { content: [{ type: "text", text: output }], meta: { output } };
+    },
+  });
+}
+
+const waitTool = defineTool({
+  name: "wait",
+  description: "Waits for the abort.",
+  parameters: {},
+  execute(_args, exec) {
+    return new Promise((_, reject) => {
+      exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
+    });
+  },
+});
+
+interface Setup {
+  ctx: ToolsContext;
+  updates: Update[];
+  asks: RequestPermissionRequest[];
+  a: ReturnType<ReturnType<typeof client>["connect"]>["agent"];
+  close(): Promise<void>;
+}
+
+async function setup(
+  dir: string,
+  script: ConstructorParameters<typeof MockAdapter>[0],
+  options: {
+    flushMs?: number;
+    answer?: (
+      p: RequestPermissionRequest,
+    ) => Promise<{ outcome: { outcome: "cancelled" } | { outcome: "selected"; optionId: string } }>;
+  } = {},
+): Promise<Setup> {
+  const ctx = await createHarness({ logLevel: "error" });
+  const updates: Update[] = [];
+  const asks: RequestPermissionRequest[] = [];
+  const adapter = new MockAdapter(script);
+  const app = createAcpServer(ctx, {
+    createAdapter: () => adapter,
+    model: "mock",
+    sessionsDir: dir,
+    flushMs: options.flushMs ?? 5,
+  });
+  const clientApp = client({ name: "test" })
+    .onNotification("session/update", ({ params }) => {
+      updates.push(params.update as Update);
+    })
+    .onRequest("session/request_permission", ({ params }) => {
+      asks.push(params);
+      return options.answer
+        ? options.answer(params)
+        : { outcome: { outcome: "selected", optionId: "allow_once" } };
+    });
+  const connection = clientApp.connect(app);
+  return {
+    ctx,
+    updates,
+    asks,
+    a: connection.agent,
+    async close() {
+      connection.close();
+      await connection.closed.catch(() => {});
+      await ctx.fiber.dispose();
+    },
+  };
+}
+
+Deno.test("createAcpServer() streams terminal output to a capable client without losing bytes", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, [
+    multiCall([{ id: "c1", name: "stream", args: {} }]),
+    textResponse("ok"),
+  ]);
+  try {
+    s.ctx.tools.register(streamTool(500));
+    await s.a.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { _meta: { terminal_output: true } },
+    });
+    const { sessionId } = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    const { stopReason } = await s.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    equal(stopReason, "end_turn");
+    const data = s.updates
+      .filter((u) => u.sessionUpdate === "tool_call_update")
+      .map((
+        u,
+      ) => ((u._meta as { terminal_output?: { data: string } } | undefined)?.terminal_output
+        ?.data ?? "")
+      )
+      .join("");
+    equal(data, Array.from({ length: 500 }, (_, i) => `line ${i}\n`).join(""));
+    const last = s.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)!;
+    equal(last.status, "completed");
+    deepEqual((last._meta as Record<string, unknown>).terminal_exit, {
+      terminal_id: "c1",
+      exit_code: 0,
+    });
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() re-sends the whole fenced output to a plain client", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, [
+    multiCall([{ id: "c1", name: "stream", args: {} }]),
+    textResponse("ok"),
+  ]);
+  try {
+    s.ctx.tools.register(streamTool(300));
+    await s.a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    await s.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    const texts = s.updates
+      .filter((u) => u.sessionUpdate === "tool_call_update")
+      .map((u) => JSON.stringify(u.content));
+    const full = Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n");
+    equal(JSON.parse(texts.at(-1)!)[0].content.text, "```console\n" + full + "\n```");
+    for (const text of texts) ok(!text.includes("terminal_output"));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() cancels a running tool and answers stopReason cancelled", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, [multiCall([{ id: "c1", name: "wait", args: {} }])]);
+  try {
+    s.ctx.tools.register(waitTool);
+    await s.a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    const done = s.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    while (!s.updates.some((u) => u.sessionUpdate === "tool_call")) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await s.a.notify("session/cancel", { sessionId });
+    equal((await done).stopReason, "cancelled");
+    const result = s.updates.find((u) => u.sessionUpdate === "tool_call_update");
+    equal(result?.status, "failed");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() denies a call whose permission prompt is cancelled by the turn", async () => {
+  await using dir = await tempDir();
+  const pending = Promise.withResolvers<void>();
+  const s = await setup(dir.path, [multiCall([{ id: "c1", name: "wait", args: {} }])], {
+    answer: async () => {
+      pending.resolve();
+      await new Promise(() => {});
+      return { outcome: { outcome: "cancelled" } };
+    },
+  });
+  try {
+    s.ctx.tools.register(waitTool);
+    s.ctx.on("tools/pre-execute", () => ({ kind: "ask" as const }));
+    await s.a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    const done = s.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    await pending.promise;
+    equal(s.asks[0]?.toolCall.title, "wait");
+    deepEqual(s.asks[0]?.options.map((o) => o.kind), [
+      "allow_once",
+      "allow_always",
+      "reject_once",
+      "reject_always",
+    ]);
+    await s.a.notify("session/cancel", { sessionId });
+    equal((await done).stopReason, "cancelled");
+    const result = s.updates.find((u) => u.sessionUpdate === "tool_call_update");
+    equal(result?.status, "failed");
+    match(JSON.stringify(result?.content), /aborted before dispatch/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() refuses a relative cwd and an unknown session", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, []);
+  try {
+    await s.a.request("initialize", { protocolVersion: 1 });
+    await rejects(() => s.a.request("session/new", { cwd: "rel/dir", mcpServers: [] }), {
+      message: 'Cannot create a session: "cwd" must be an absolute path: received "rel/dir"',
+    });
+    await rejects(
+      () =>
+        s.a.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] }),
+      /not found/i,
+    );
+    await rejects(
+      () => s.a.request("session/load", { sessionId: "missing", cwd: dir.path, mcpServers: [] }),
+      /not found/i,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() starts the MCP servers of session/new", async () => {
+  await using dir = await tempDir();
+  const server = new URL(
+    "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    import.meta.url,
+  )
+    .pathname;
+  const s = await setup(dir.path, []);
+  try {
+    await s.a.request("initialize", { protocolVersion: 1 });
+    await s.a.request("session/new", {
+      cwd: dir.path,
+      mcpServers: [{ name: "everything", command: "node", args: [server, "stdio"], env: [] }],
+    });
+    ok(s.ctx.tools.list().some((t) => t.name.includes("everything") && t.name.endsWith("echo")));
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,271 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { callToWire, fenceConsole, resultToWire } from "../../acp/wire.ts";
+
+const plain = { toolCallId: "c1", cwd: "/w", terminalOutput: false };
+const capable = { toolCallId: "c1", cwd: "/w", terminalOutput: true };
+
+Deno.test("callToWire() maps a generic view with defaults and field order", () => {
+  const wire = callToWire({
+    card: "generic",
+    title: "Read /w/a.ts",
+    rawInput: { path: "/w/a.ts" },
+    locations: [{ path: "/w/a.ts", line: 3 }],
+    content: [{ type: "text", text: "hi" }, { type: "image", mimeType: "image/png", data: "" }],
+  }, plain);
+  equal(
+    JSON.stringify(wire),
+    JSON.stringify({
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "Read a.ts",
+      kind: "other",
+      status: "in_progress",
+      rawInput: { path: "/w/a.ts" },
+      locations: [{ path: "/w/a.ts", line: 3 }],
+      content: [{ type: "content", content: { type: "text", text: "hi" } }],
+    }),
+  );
+});
+
+Deno.test("callToWire() omits empty generic content and keeps an explicit kind", () => {
+  deepEqual(callToWire({ card: "generic", title: "t", kind: "search", content: [] }, plain), {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "t",
+    kind: "search",
+    status: "in_progress",
+  });
+});
+
+Deno.test("callToWire() maps a terminal view for a plain client without terminal content", () => {
+  equal(
+    JSON.stringify(callToWire({ card: "terminal", title: "ls", description: "List" }, plain)),
+    JSON.stringify({
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "ls",
+      kind: "execute",
+      status: "in_progress",
+      rawInput: "ls",
+      content: [{ type: "content", content: { type: "text", text: "List" } }],
+    }),
+  );
+  equal(
+    JSON.stringify(callToWire({ card: "terminal", title: "ls" }, plain)),
+    JSON.stringify({
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "ls",
+      kind: "execute",
+      status: "in_progress",
+      rawInput: "ls",
+    }),
+  );
+});
+
+Deno.test("callToWire() resolves the terminal cwd for a capable client", () => {
+  const meta = (cwd?: string) =>
+    callToWire(
+      cwd === undefined
+        ? { card: "terminal", title: "ls" }
+        : { card: "terminal", title: "ls", cwd },
+      capable,
+    )._meta;
+  deepEqual(meta(), { terminal_info: { terminal_id: "c1", cwd: "/w" } });
+  deepEqual(meta("/abs"), { terminal_info: { terminal_id: "c1", cwd: "/abs" } });
+  deepEqual(meta("sub"), { terminal_info: { terminal_id: "c1", cwd: "/w/sub" } });
+  const wire = callToWire({ card: "terminal", title: "ls", description: "d" }, capable);
+  equal(
+    JSON.stringify(wire.content),
+    JSON.stringify([{ type: "content", content: { type: "text", text: "d" } }, {
+      type: "terminal",
+      terminalId: "c1",
+    }]),
+  );
+});
+
+Deno.test("callToWire() maps a diff view and relativizes only the title", () => {
+  const wire = callToWire({
+    card: "diff",
+    title: "Write /w/n.txt",
+    diffs: [{ path: "/w/n.txt", oldText: null, newText: "x" }],
+  }, plain);
+  equal(
+    JSON.stringify(wire),
+    JSON.stringify({
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "Write n.txt",
+      kind: "edit",
+      status: "in_progress",
+      content: [{ type: "diff", path: "/w/n.txt", oldText: null, newText: "x" }],
+    }),
+  );
+  const located = callToWire({
+    card: "diff",
+    title: "Edit /w/b",
+    diffs: [{ path: "/w/a", oldText: "1", newText: "2" }],
+    locations: [{ path: "/w/b" }],
+  }, plain);
+  equal(located.title, "Edit b");
+  deepEqual(located.locations, [{ path: "/w/b" }]);
+});
+
+Deno.test("callToWire() resolves relative locations and diff paths against the cwd", () => {
+  const wire = callToWire({
+    card: "diff",
+    title: "Edit a.ts",
+    diffs: [{ path: "a.ts", oldText: "1", newText: "2" }],
+    locations: [{ path: "a.ts" }],
+  }, plain);
+  equal(wire.title, "Edit a.ts");
+  deepEqual(wire.locations, [{ path: "/w/a.ts" }]);
+  deepEqual(wire.content, [{ type: "diff", path: "/w/a.ts", oldText: "1", newText: "2" }]);
+  deepEqual(
+    callToWire({ card: "generic", title: "Read b", locations: [{ path: "b", line: 2 }] }, plain)
+      .locations,
+    [{ path: "/w/b", line: 2 }],
+  );
+  deepEqual(
+    resultToWire({ card: "diff", diffs: [{ path: "c", oldText: null, newText: "x" }] }, {
+      ...plain,
+      isError: false,
+    }).content,
+    [{ type: "diff", path: "/w/c", oldText: null, newText: "x" }],
+  );
+});
+
+Deno.test("resultToWire() maps a terminal result with the meta path", () => {
+  const wire = resultToWire({ card: "terminal", output: "ok\n", exitCode: 2, title: "done" }, {
+    ...capable,
+    isError: false,
+  });
+  equal(
+    JSON.stringify(wire),
+    JSON.stringify({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "completed",
+      title: "done",
+      _meta: {
+        terminal_output: { terminal_id: "c1", data: "ok\n" },
+        terminal_exit: { terminal_id: "c1", exit_code: 2 },
+      },
+      rawOutput: { output: "ok\n", exit_code: 2 },
+    }),
+  );
+  equal(wire.content, undefined);
+});
+
+Deno.test("resultToWire() prefers the signal and omits the exit without one", () => {
+  deepEqual(
+    resultToWire({ card: "terminal", exitCode: 1, signal: "SIGTERM" }, {
+      ...capable,
+      isError: true,
+    })._meta,
+    {
+      terminal_output: { terminal_id: "c1", data: "" },
+      terminal_exit: { terminal_id: "c1", signal: "SIGTERM" },
+    },
+  );
+  deepEqual(resultToWire({ card: "terminal", output: "x" }, { ...capable, isError: true })._meta, {
+    terminal_output: { terminal_id: "c1", data: "x" },
+  });
+});
+
+Deno.test("resultToWire() sends only the unstreamed tail to a capable client", () => {
+  const meta = (streamed: string) =>
+    resultToWire({ card: "terminal", output: "abcdef" }, { ...capable, isError: false, streamed })
+      ._meta;
+  deepEqual(meta("abc"), { terminal_output: { terminal_id: "c1", data: "def" } });
+  deepEqual(meta("zzz"), { terminal_output: { terminal_id: "c1", data: "" } });
+  deepEqual(
+    resultToWire({ card: "terminal", output: "preview" }, {
+      ...capable,
+      isError: false,
+      streamed: "ab",
+      unsent: "cd",
+    })._meta,
+    { terminal_output: { terminal_id: "c1", data: "cd" } },
+  );
+});
+
+Deno.test("resultToWire() sends the unsent tail when the result view has no output", () => {
+  deepEqual(
+    resultToWire({ card: "terminal", exitCode: 0 }, {
+      ...capable,
+      isError: false,
+      streamed: "ab",
+      unsent: "cd",
+    })._meta,
+    {
+      terminal_output: { terminal_id: "c1", data: "cd" },
+      terminal_exit: { terminal_id: "c1", exit_code: 0 },
+    },
+  );
+});
+
+Deno.test("resultToWire() fences the output for a plain client", () => {
+  const wire = resultToWire({ card: "terminal", output: "a\nb\n\n", exitCode: 0 }, {
+    ...plain,
+    isError: false,
+  });
+  deepEqual(wire.content, [{
+    type: "content",
+    content: { type: "text", text: "```console\na\nb\n```" },
+  }]);
+  equal(wire.status, "completed");
+  const streamedOnly = resultToWire({ card: "terminal" }, {
+    ...plain,
+    isError: true,
+    streamed: "part",
+  });
+  deepEqual(streamedOnly.content, [{
+    type: "content",
+    content: { type: "text", text: "```console\npart\n```" },
+  }]);
+  equal(streamedOnly.status, "failed");
+});
+
+Deno.test("resultToWire() maps generic and diff results", () => {
+  equal(
+    JSON.stringify(
+      resultToWire({ card: "generic", title: "T", content: [{ type: "text", text: "r" }] }, {
+        ...plain,
+        isError: true,
+      }),
+    ),
+    JSON.stringify({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "r" } }],
+      title: "T",
+    }),
+  );
+  equal(
+    JSON.stringify(
+      resultToWire({
+        card: "diff",
+        title: "Edited /w/a",
+        diffs: [{ path: "/w/a", oldText: "1", newText: "2" }],
+      }, { ...plain, isError: false }),
+    ),
+    JSON.stringify({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "completed",
+      content: [{ type: "diff", path: "/w/a", oldText: "1", newText: "2" }],
+      title: "Edited a",
+    }),
+  );
+  deepEqual(resultToWire({ card: "diff", diffs: [] }, { ...plain, isError: false }), {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "c1",
+    status: "completed",
+  });
+});
+
+Deno.test("fenceConsole() fences empty output", () => {
+  equal(fenceConsole(""), "```console\n\n```");
+});

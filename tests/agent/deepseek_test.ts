@@ -1,0 +1,437 @@
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { DeepSeekAdapter } from "../../agent/deepseek.ts";
+import type { ModelRequest, StreamChunk } from "../../agent/model.ts";
+import { ModelRequestError } from "../../agent/model_request_error.ts";
+
+const ENCODER = new TextEncoder();
+
+/** One scripted HTTP answer of the loopback server. */
+type Reply = (request: Request, body: unknown) => Response | Promise<Response>;
+
+/** A real HTTP server on loopback that answers requests with the scripted replies in order. */
+function serve(replies: Reply[]) {
+  const requests: { headers: Headers; body: unknown }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      const body = await request.json();
+      requests.push({ headers: request.headers, body });
+      const reply = replies.shift();
+      if (!reply) return new Response("no reply scripted", { status: 599 });
+      return reply(request, body);
+    },
+  );
+  const { port } = server.addr as Deno.NetAddr;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+    },
+  };
+}
+
+/** SSE text for data events (and raw lines such as comments). */
+function sse(events: (unknown | { raw: string })[]): string {
+  return events.map((event) =>
+    typeof event === "object" && event !== null && "raw" in event
+      ? `${(event as { raw: string }).raw}\n`
+      : `data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`
+  ).join("");
+}
+
+/**
+ * A raw HTTP/1.1 server on loopback that answers each connection with a chunked SSE body and then
+ * closes the socket without the final chunk: a stream cut mid-way, as a proxy reset produces.
+ */
+function cutServer(bodies: string[]) {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  const done = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      const body = bodies.shift() ?? "";
+      // Read the whole request (headers + content-length body) before answering.
+      const buffer = new Uint8Array(65536);
+      let received = "";
+      while (true) {
+        const n = await conn.read(buffer);
+        if (n === null) break;
+        received += new TextDecoder().decode(buffer.subarray(0, n));
+        const end = received.indexOf("\r\n\r\n");
+        if (end === -1) continue;
+        const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? 0);
+        if (new TextEncoder().encode(received.slice(end + 4)).length >= length) break;
+      }
+      const bytes = ENCODER.encode(body);
+      await conn.write(ENCODER.encode(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n" +
+          `${bytes.length.toString(16)}\r\n`,
+      ));
+      await conn.write(bytes);
+      await conn.write(ENCODER.encode("\r\n"));
+      conn.close();
+    }
+  })();
+  const { port } = listener.addr as Deno.NetAddr;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    get connections() {
+      return connections;
+    },
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await done.catch(() => {});
+    },
+  };
+}
+
+/** Streams bytes in pieces of `size` bytes (so multi-byte characters get split). */
+function byteStream(text: string, size: number): Response {
+  const bytes = ENCODER.encode(text);
+  let offset = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+  return new Response(body, { headers: { "content-type": "text/event-stream" } });
+}
+
+function chunk(delta: unknown, finish: string | null = null): unknown {
+  return {
+    id: "x",
+    object: "chat.completion.chunk",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
+}
+
+function request(signal = new AbortController().signal): ModelRequest {
+  return {
+    model: "deepseek-chat",
+    system: "be brief",
+    messages: [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "ok" }, {
+          type: "tool-call",
+          id: "c0",
+          name: "echo",
+          arguments: "{}",
+        }],
+      },
+      { role: "tool", callId: "c0", content: [{ type: "text", text: "done" }], isError: false },
+    ],
+    tools: [{ name: "echo", description: "Echo.", parameters: { type: "object" } }],
+    signal,
+  };
+}
+
+async function collect(iterable: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of iterable) chunks.push(chunk);
+  return chunks;
+}
+
+function adapter(baseUrl: string, sleeps: number[] = []): DeepSeekAdapter {
+  return new DeepSeekAdapter({
+    apiKey: "sk-test",
+    baseUrl,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+  });
+}
+
+Deno.test("DeepSeekAdapter.stream() assembles tool calls split anywhere, reasoning and usage", async () => {
+  const args = '{"text":"héllo 🚀 wörld","n":1}';
+  const text = sse([
+    { raw: ": keep-alive" },
+    { raw: "" },
+    chunk({ role: "assistant", content: null, reasoning_content: "think" }),
+    chunk({ reasoning_content: "ing" }),
+    chunk({ content: "Calling" }),
+    chunk({
+      tool_calls: [{
+        index: 0,
+        id: "call_a",
+        type: "function",
+        function: { name: "echo", arguments: "" },
+      }],
+    }),
+    // Arguments cut inside the emoji's surrogate pair, sent as \u escapes in two deltas.
+    {
+      raw:
+        `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"text\\":\\"héllo \\ud83d"}}]},"finish_reason":null}]}\n`,
+    },
+    chunk({
+      tool_calls: [{
+        index: 1,
+        id: "call_b",
+        type: "function",
+        function: { name: "echo", arguments: '{"te' },
+      }],
+    }),
+    {
+      raw:
+        `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\\ude80 wörld\\",\\"n\\":1}"}}]},"finish_reason":null}]}\n`,
+    },
+    { raw: ": keep-alive" },
+    { raw: "" },
+    chunk({ tool_calls: [{ index: 1, function: { arguments: 'xt":"b"}' } }] }),
+    chunk({}, "tool_calls"),
+    {
+      choices: [],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        prompt_cache_hit_tokens: 64,
+        prompt_cache_miss_tokens: 36,
+      },
+    },
+    "[DONE]",
+  ]);
+  await using server = serve([() => byteStream(text, 7)]);
+  const chunks = await collect(adapter(server.baseUrl).stream(request()));
+  deepEqual(chunks, [
+    { type: "reasoning", text: "think" },
+    { type: "reasoning", text: "ing" },
+    { type: "text", text: "Calling" },
+    { type: "tool-call", id: "call_a", name: "echo", arguments: args },
+    { type: "tool-call", id: "call_b", name: "echo", arguments: '{"text":"b"}' },
+    {
+      type: "usage",
+      usage: { inputTokens: 100, outputTokens: 20, cacheHitTokens: 64, cacheMissTokens: 36 },
+    },
+    { type: "finish", reason: "tool-calls" },
+  ]);
+  const sent = server.requests[0]!;
+  equal(sent.headers.get("authorization"), "Bearer sk-test");
+  deepEqual(sent.body, {
+    model: "deepseek-chat",
+    messages: [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: "ok",
+        tool_calls: [{ id: "c0", type: "function", function: { name: "echo", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c0", content: "done" },
+    ],
+    tools: [{
+      type: "function",
+      function: { name: "echo", description: "Echo.", parameters: { type: "object" } },
+    }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+});
+
+Deno.test("DeepSeekAdapter.stream() keeps multi-byte text split across network chunks", async () => {
+  const text = sse([chunk({ content: "日本語のテキスト" }), chunk({}, "stop"), "[DONE]"]);
+  await using server = serve([() => byteStream(text, 1)]);
+  const chunks = await collect(adapter(server.baseUrl).stream(request()));
+  deepEqual(chunks, [{ type: "text", text: "日本語のテキスト" }, {
+    type: "finish",
+    reason: "stop",
+  }]);
+});
+
+Deno.test("DeepSeekAdapter.stream() maps finish reasons", async (t) => {
+  for (
+    const [wire, reason] of [
+      ["stop", "stop"],
+      ["length", "max-tokens"],
+      ["content_filter", "content-filter"],
+      ["insufficient_system_resource", "error"],
+    ] as const
+  ) {
+    await t.step(wire, async () => {
+      await using server = serve([
+        () => byteStream(sse([chunk({ content: "a" }, wire), "[DONE]"]), 64),
+      ]);
+      const chunks = await collect(adapter(server.baseUrl).stream(request()));
+      const finish = chunks.at(-1);
+      equal(finish?.type === "finish" && finish.reason, reason);
+    });
+  }
+});
+
+Deno.test("DeepSeekAdapter.stream() retries 429 honouring Retry-After, then succeeds", async () => {
+  const sleeps: number[] = [];
+  await using server = serve([
+    () =>
+      new Response('{"error":{"message":"rate limited"}}', {
+        status: 429,
+        headers: { "retry-after": "2" },
+      }),
+    () => new Response("upstream down", { status: 503 }),
+    () => byteStream(sse([chunk({ content: "ok" }, "stop"), "[DONE]"]), 64),
+  ]);
+  const chunks = await collect(adapter(server.baseUrl, sleeps).stream(request()));
+  deepEqual(chunks, [{ type: "text", text: "ok" }, { type: "finish", reason: "stop" }]);
+  deepEqual(sleeps, [2000, 2000]);
+  equal(server.requests.length, 3);
+});
+
+Deno.test("DeepSeekAdapter.stream() gives up after maxRetries 5xx with the server message", async () => {
+  await using server = serve([
+    () => new Response('{"error":{"message":"busy"}}', { status: 500 }),
+    () => new Response('{"error":{"message":"still busy"}}', { status: 500 }),
+  ]);
+  const ds = new DeepSeekAdapter({
+    apiKey: "k",
+    baseUrl: server.baseUrl,
+    maxRetries: 1,
+    sleep: () => Promise.resolve(),
+  });
+  await rejects(collect(ds.stream(request())), (error: unknown) => {
+    ok(error instanceof ModelRequestError);
+    equal(error.message, "DeepSeek request failed with HTTP 500 after 2 attempts: still busy");
+    equal(error.status, 500);
+    equal(error.retryable, true);
+    return true;
+  });
+});
+
+Deno.test("DeepSeekAdapter.stream() throws a clear error on 401, 400 and 402 without retrying", async (t) => {
+  for (
+    const [status, message, expected] of [
+      [
+        401,
+        "Authentication Fails (no such user)",
+        "HTTP 401 (authentication failed; check DEEPSEEK_API_KEY): Authentication Fails (no such user)",
+      ],
+      [400, "Invalid model", "HTTP 400 (invalid request): Invalid model"],
+      [402, "Insufficient Balance", "HTTP 402 (insufficient balance): Insufficient Balance"],
+    ] as const
+  ) {
+    await t.step(`${status}`, async () => {
+      await using server = serve([
+        () => new Response(JSON.stringify({ error: { message, type: "x" } }), { status }),
+      ]);
+      await rejects(collect(adapter(server.baseUrl).stream(request())), (error: unknown) => {
+        ok(error instanceof ModelRequestError);
+        equal(error.message, `DeepSeek request failed with ${expected}`);
+        equal(error.status, status);
+        equal(error.retryable, false);
+        return true;
+      });
+      equal(server.requests.length, 1);
+    });
+  }
+});
+
+Deno.test("DeepSeekAdapter.stream() does not retry a stream cut after output", async () => {
+  await using server = cutServer([sse([chunk({ content: "partial" })])]);
+  const seen: StreamChunk[] = [];
+  await rejects(
+    (async () => {
+      for await (const c of adapter(server.baseUrl).stream(request())) seen.push(c);
+    })(),
+    (error: unknown) => {
+      ok(error instanceof ModelRequestError);
+      match(error.message, /^DeepSeek stream failed: /);
+      return true;
+    },
+  );
+  deepEqual(seen, [{ type: "text", text: "partial" }]);
+  equal(server.connections, 1);
+});
+
+Deno.test("DeepSeekAdapter.stream() reports a stream that ends without a finish", async () => {
+  await using server = serve([() => byteStream(sse([chunk({ content: "half" })]), 64)]);
+  await rejects(
+    collect(adapter(server.baseUrl).stream(request())),
+    (error: unknown) => {
+      ok(error instanceof ModelRequestError);
+      equal(error.message, "DeepSeek stream ended before the answer finished");
+      return true;
+    },
+  );
+  equal(server.requests.length, 1);
+});
+
+Deno.test("DeepSeekAdapter.stream() retries a stream cut before any output", async () => {
+  await using server = cutServer([
+    sse([{ raw: ": keep-alive" }, { raw: "" }]),
+    sse([chunk({ content: "ok" }, "stop"), "[DONE]"]),
+  ]);
+  const chunks = await collect(adapter(server.baseUrl).stream(request()));
+  deepEqual(chunks, [{ type: "text", text: "ok" }, { type: "finish", reason: "stop" }]);
+  equal(server.connections, 2);
+});
+
+Deno.test("DeepSeekAdapter.stream() rejects with the abort reason when the caller aborts a slow stream", async () => {
+  const controller = new AbortController();
+  const first = Promise.withResolvers<void>();
+  await using server = serve([() => {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(ENCODER.encode(sse([chunk({ content: "slow" })])));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  }]);
+  const seen: StreamChunk[] = [];
+  const reason = new DOMException("stop now", "AbortError");
+  const run = (async () => {
+    for await (const c of adapter(server.baseUrl).stream(request(controller.signal))) {
+      seen.push(c);
+      first.resolve();
+    }
+  })();
+  await first.promise;
+  controller.abort(reason);
+  await rejects(run, (error: unknown) => error === reason);
+  deepEqual(seen, [{ type: "text", text: "slow" }]);
+});
+
+Deno.test("DeepSeekAdapter.stream() retries network errors then reports them", async () => {
+  const sleeps: number[] = [];
+  const ds = new DeepSeekAdapter({
+    apiKey: "k",
+    baseUrl: "http://127.0.0.1:1",
+    maxRetries: 2,
+    initialRetryDelayMs: 10,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+  });
+  await rejects(collect(ds.stream(request())), (error: unknown) => {
+    ok(error instanceof ModelRequestError);
+    match(error.message, /^DeepSeek request failed after 3 attempts: network error: /);
+    return true;
+  });
+  deepEqual(sleeps, [10, 20]);
+});
+
+Deno.test("DeepSeekAdapter.stream() throws without an API key", async () => {
+  const ds = new DeepSeekAdapter({ apiKey: "", baseUrl: "http://127.0.0.1:1" });
+  await rejects(
+    collect(ds.stream(request())),
+    new ModelRequestError(
+      "Cannot call DeepSeek: no API key; set DEEPSEEK_API_KEY or pass 'apiKey'",
+    ),
+  );
+});
+
+Deno.test("new DeepSeekAdapter() throws on a negative retry option", () => {
+  try {
+    new DeepSeekAdapter({ maxRetries: -1 });
+  } catch (error) {
+    ok(error instanceof RangeError);
+    equal(
+      error.message,
+      "Cannot create DeepSeek adapter as 'maxRetries' must be a non-negative number: current value is -1",
+    );
+    return;
+  }
+  throw new Error("expected a RangeError");
+});

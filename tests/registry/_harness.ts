@@ -1,0 +1,47 @@
+/** Shared doubles for the registry tests (hand-written, no mocking library). */
+import type { LogRecord } from "../../core/logger.ts";
+import { createHarness, type CreateHarnessOptions, type ToolsContext } from "../../registry/mod.ts";
+import type { AnyToolDefinition, ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
+
+/** A harness whose logs are captured instead of written to stderr. */
+export interface TestHarness extends AsyncDisposable {
+  readonly ctx: ToolsContext;
+  readonly logs: LogRecord[];
+}
+
+/** `await using h = await harness();` */
+export async function harness(options: CreateHarnessOptions = {}): Promise<TestHarness> {
+  const logs: LogRecord[] = [];
+  const ctx = await createHarness({ logSink: (record) => logs.push(record), ...options });
+  return {
+    ctx,
+    logs,
+    async [Symbol.asyncDispose]() {
+      await ctx.fiber.dispose();
+    },
+  };
+}
+
+/** A raw definition (no validation) with an optional body. */
+export function rawTool(
+  name: string,
+  execute: (args: unknown, exec: ToolExecution) => ExecuteReturn | Promise<ExecuteReturn> = () => [
+    { type: "text", text: `${name} ok` },
+  ],
+  extra: Partial<AnyToolDefinition> = {},
+): AnyToolDefinition {
+  return {
+    name,
+    description: `The ${name} tool`,
+    parameters: { type: "object" },
+    execute,
+    ...extra,
+  };
+}
+
+/** The single text of an outcome's content. */
+export function text(
+  outcome: { readonly content: readonly { type: string; text?: string }[] },
+): string {
+  return outcome.content.map((block) => block.text ?? `[${block.type}]`).join("\n");
+}

@@ -1,0 +1,159 @@
+/**
+ * Private lossless-JSON checks for argument validation (contracts.md §2 "Lossless JSON").
+ *
+ * Accepted: null, booleans, strings, finite numbers other than -0, dense arrays whose prototype
+ * is an `Array.prototype` (any realm), and plain or null-prototype objects (any realm).
+ * Cycles are rejected; shared non-cyclic references are allowed. Not checked, because JSON
+ * ignores them and checking costs more than the validation itself: symbol keys, extra
+ * non-index properties on arrays and non-enumerable keys (the registry's snapshot rejects them).
+ *
+ * @module
+ */
+import { childPath, indexPath, quotePath, type Violations } from "./_path.ts";
+
+/** The fast check recurses at most this deep before handing over to the iterative walk. */
+const MAX_FAST_DEPTH = 200;
+
+/** Result of the fast check: `true` (lossless), `false` (not lossless) or `"deep"` (unknown). */
+export type FastResult = boolean | "deep";
+
+/** True for a plain or null-prototype object from any realm. */
+export function isPlainObject(value: object): boolean {
+  if (Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+/** True for an array whose prototype is some realm's `Array.prototype`. */
+export function isPlainArray(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value) && Array.isArray(Object.getPrototypeOf(value));
+}
+
+/**
+ * Recursive fast check without cycle tracking; answers `"deep"` past {@linkcode MAX_FAST_DEPTH}
+ * (which every cycle reaches), so the caller then runs {@linkcode collectLossless}.
+ */
+export function fastLossless(value: unknown, depth = 0): FastResult {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= MAX_FAST_DEPTH) return "deep";
+  if (Array.isArray(value)) {
+    if (!Array.isArray(Object.getPrototypeOf(value))) return false;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== "string") {
+        const result = fastLossless(item, depth + 1);
+        if (result !== true) return result;
+      }
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null && Object.getPrototypeOf(proto) !== null) {
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (typeof item !== "string") {
+      const result = fastLossless(item, depth + 1);
+      if (result !== true) return result;
+    }
+  }
+  return true;
+}
+
+/** A pending walk step: a value to check, or the exit marker of a container. */
+interface Step {
+  readonly value: unknown;
+  readonly path: string;
+  readonly exit: boolean;
+}
+
+/**
+ * Iterative lossless walk (no stack limit) that adds one violation per offending value.
+ *
+ * @param value The value to check.
+ * @param path Its path (`""` for the root).
+ * @param out Where violations go; the walk stops once it is full.
+ * @param outer Enclosing containers already being walked (cycles back to them are reported).
+ */
+export function collectLossless(
+  value: unknown,
+  path: string,
+  out: Violations,
+  outer: readonly object[] = [],
+): void {
+  const ancestors = new Set<object>();
+  const stack: Step[] = [{ value, path, exit: false }];
+  while (stack.length > 0 && !out.full) {
+    const step = stack.pop()!;
+    const current = step.value;
+    if (step.exit) {
+      ancestors.delete(current as object);
+      continue;
+    }
+    const message = scalarViolation(current);
+    if (message !== undefined) {
+      out.add(`${quotePath(step.path)} ${message}`);
+      continue;
+    }
+    if (typeof current !== "object" || current === null) continue;
+    if (ancestors.has(current) || outer.includes(current)) {
+      out.add(`${quotePath(step.path)} must not contain a cycle (it refers to an enclosing value)`);
+      continue;
+    }
+    const children: Step[] = [];
+    if (Array.isArray(current)) {
+      if (!isPlainArray(current)) {
+        out.add(`${quotePath(step.path)} must be a lossless JSON array`);
+        continue;
+      }
+      let dense = true;
+      for (let i = 0; i < current.length; i++) {
+        if (!(i in current)) dense = false;
+        else children.push({ value: current[i], path: indexPath(step.path, i), exit: false });
+      }
+      if (!dense) out.add(`${quotePath(step.path)} must be a dense lossless JSON array`);
+    } else {
+      if (!isPlainObject(current)) {
+        out.add(`${quotePath(step.path)} must be a lossless JSON object`);
+        continue;
+      }
+      const record = current as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        children.push({ value: record[key], path: childPath(step.path, key), exit: false });
+      }
+    }
+    ancestors.add(current);
+    stack.push({ value: current, path: step.path, exit: true });
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+}
+
+/** The violation text for a non-container value that is not lossless JSON, if any. */
+export function scalarViolation(value: unknown): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "object":
+      return undefined;
+    case "number":
+      if (!Number.isFinite(value)) return "must be a finite JSON number";
+      return value === 0 && 1 / value < 0
+        ? "must be a finite JSON number other than -0"
+        : undefined;
+    default:
+      return `must be lossless JSON (received ${typeof value})`;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Private helpers for violation paths and the bounded violation list.
+ *
+ * @module
+ */
+
+/** Longest property name kept in a path segment; longer names are cut with `…`. */
+const MAX_SEGMENT = 64;
+
+/** Most violations reported for one value; the rest are summarized in one final line. */
+export const MAX_VIOLATIONS = 32;
+
+/** The line that replaces violations beyond {@linkcode MAX_VIOLATIONS}. */
+export const MORE_VIOLATIONS = "more violations not shown";
+
+/** Appends a property name to a dotted path. */
+export function childPath(path: string, key: string): string {
+  const segment = key.length > MAX_SEGMENT ? `${key.slice(0, MAX_SEGMENT)}…` : key;
+  return path === "" ? segment : `${path}.${segment}`;
+}
+
+/** Appends an array index to a path. */
+export function indexPath(path: string, index: number): string {
+  return `${path}[${index}]`;
+}
+
+/** Longest path printed whole; longer ones keep their first and last 100 characters. */
+const MAX_PATH = 200;
+
+/** Prints a path for a model: the root is `arguments`, anything else is JSON-quoted. */
+export function quotePath(path: string): string {
+  if (path === "") return "arguments";
+  if (path.length > MAX_PATH) path = `${path.slice(0, 100)}…${path.slice(-100)}`;
+  return JSON.stringify(path);
+}
+
+/** A bounded violation list: `add` returns false once the list is full. */
+export class Violations {
+  /** The collected violations. */
+  readonly list: string[] = [];
+
+  /** True once {@linkcode MAX_VIOLATIONS} were collected (walks stop early). */
+  get full(): boolean {
+    return this.list.length > MAX_VIOLATIONS;
+  }
+
+  /** Adds one violation; the one past the cap becomes {@linkcode MORE_VIOLATIONS}. */
+  add(message: string): void {
+    if (this.list.length < MAX_VIOLATIONS) this.list.push(message);
+    else if (this.list.length === MAX_VIOLATIONS) this.list.push(MORE_VIOLATIONS);
+  }
+}
+
+/** Prints a received value for a message, cut to about 200 characters. */
+export function showValue(value: unknown): string {
+  if (typeof value === "number") return Object.is(value, -0) ? "-0" : String(value);
+  if (typeof value === "function") return "a function";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,0 +1,81 @@
+/**
+ * Tool definitions: `defineTool` with its schema DSL, type inference, JSON Schema emission and
+ * validation, plus the shared tool contract (content blocks, render intents, `ToolDefinition`).
+ *
+ * @example Usage
+ * ```ts
+ * import { defineTool } from "./mod.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const tool = defineTool({
+ *   name: "read_file",
+ *   description: "Read a file from disk.",
+ *   parameters: { path: { type: "string", required: true }, limit: { type: "number" } },
+ *   execute: (args) => [{ type: "text", text: args.path }],
+ * });
+ * deepEqual(tool.parameters.required, ["path"]);
+ * ```
+ *
+ * @module
+ */
+export { defineTool, TOOL_NAME_REGEXP } from "./define_tool.ts";
+export type { DefinedTool, DefineToolOptions } from "./define_tool.ts";
+export { checkParameters, MAX_SPEC_DEPTH, SchemaSpecError } from "./schema.ts";
+export type {
+  ArraySpec,
+  BooleanSpec,
+  IntegerSpec,
+  JsonSpec,
+  NullSpec,
+  NumberSpec,
+  ObjectSpec,
+  OneOfSpec,
+  ParameterSpec,
+  ParametersSpec,
+  SchemaSpec,
+  SpecAnnotations,
+  StringSpec,
+  TypedSpecBase,
+} from "./schema.ts";
+export type {
+  Flatten,
+  InferArgs,
+  InferEmptyObject,
+  InferObject,
+  InferProperties,
+  InferType,
+  InferValue,
+  MaxInferDepth,
+  PrevDepth,
+  RequiredKeys,
+} from "./infer.ts";
+export { toJsonSchema } from "./json_schema.ts";
+export { compileValidator } from "./validate.ts";
+export type { ArgsValidator } from "./validate.ts";
+export { ToolArgsError } from "./tool_args_error.ts";
+export { contentText } from "./content.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "./content.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "./views.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "./definition.ts";

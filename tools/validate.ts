@@ -1,0 +1,283 @@
+/**
+ * Runtime argument validation: ajv compiled once per tool, violations a model can act on.
+ *
+ * @module
+ */
+import { Ajv } from "ajv";
+import type { JsonSchema } from "./definition.ts";
+import { toJsonSchema } from "./json_schema.ts";
+import { checkParameters, type ParametersSpec } from "./schema.ts";
+import {
+  collectLossless,
+  fastLossless,
+  isPlainArray,
+  isPlainObject,
+  scalarViolation,
+} from "./_lossless.ts";
+import { isJsonSnapshot } from "../core/json.ts";
+import { childPath, indexPath, quotePath, Violations } from "./_path.ts";
+
+const CYCLE = "must not contain a cycle (it refers to an enclosing value)";
+
+/**
+ * A compiled validator: returns the violations of one arguments value in schema-walk order,
+ * or an empty (frozen) list when the value is valid.
+ */
+export interface ArgsValidator {
+  /**
+   * Validates arguments. Never throws, whatever the input.
+   *
+   * @param args The arguments value.
+   * @returns The violations; empty when valid.
+   */
+  (args: unknown): readonly string[];
+  /** The model-facing JSON Schema the validator was compiled from. */
+  readonly schema: JsonSchema;
+}
+
+const AJV_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  strictNumbers: true,
+  validateFormats: false,
+  logger: false,
+} as const;
+const AJV = new Ajv(AJV_OPTIONS);
+// Own-property checks cost ajv about 5x, so only specs naming an Object.prototype member
+// (`constructor`, `toString`, `__proto__`, …) use them.
+const AJV_OWN = new Ajv({ ...AJV_OPTIONS, ownProperties: true });
+
+const VALID: readonly string[] = Object.freeze([]);
+
+/**
+ * Compiles a validator for a parameters map (once per tool; `defineTool` does this for you).
+ *
+ * A valid value costs one ajv call plus one lossless-JSON pass. An invalid one is walked
+ * along the spec to produce violations in schema-walk order (declared properties in order,
+ * depth first, then undeclared keys), at most 32 of them:
+ * `missing required property "a.b"`, `"a.b" must be a string` (number, an integer, a boolean,
+ * null, an object, an array), `"x" must be a finite JSON number`, `"x" must be one of ["a","b"]`,
+ * `"x" must be "lit"`, `"x" is not a declared property (additionalProperties: false)`,
+ * `"x" must match exactly one oneOf branch (matched N)`, `"x" must be a dense lossless JSON
+ * array`, `"x" must be a lossless JSON object`. Paths are dotted with `[i]` indices; the root
+ * prints as `arguments`. Hostile values (deep nesting, cycles, getters that throw, `__proto__`
+ * keys) give violations, never a throw.
+ *
+ * @param parameters The parameters map.
+ * @returns The validator.
+ * @throws {SchemaSpecError} When the map has an author mistake.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileValidator } from "./validate.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const validate = compileValidator({
+ *   path: { type: "string", required: true },
+ *   limit: { type: "number" },
+ * });
+ * deepEqual(validate({ path: "/tmp/a" }), []);
+ * deepEqual(validate({ limit: "10" }), ['missing required property "path"', '"limit" must be a number']);
+ * ```
+ */
+export function compileValidator(parameters: ParametersSpec): ArgsValidator {
+  const spec = checkParameters(parameters);
+  const schema = toJsonSchema(spec);
+  const ajv = namesPrototypeMember(spec) ? AJV_OWN : AJV;
+  const ajvValidate = ajv.compile(schema);
+  // The compiled function stays valid; dropping the cache entry keeps hot-swapped tools collectable.
+  ajv.removeSchema(schema);
+  const root: Node = { type: "object", properties: spec, additionalProperties: true };
+  function validateArgs(args: unknown): readonly string[] {
+    let ajvValid = false;
+    try {
+      // The registry hands over snapshotJson roots: lossless by construction, so skip the pass.
+      const lossless = isJsonSnapshot(args) || fastLossless(args);
+      if (lossless !== false) ajvValid = ajvValidate(args);
+      if (lossless === true && ajvValid) return VALID;
+    } catch {
+      // A throwing getter or proxy: the walk below reports it.
+    }
+    const out = new Violations();
+    try {
+      walk(root, args, "", out, []);
+    } catch (error) {
+      out.add(`arguments could not be read: ${describe(error)}`);
+    }
+    if (out.list.length === 0) {
+      // Deeper than the fast check goes, and the walk found it lossless.
+      if (ajvValid) return VALID;
+      // ajv and the walk disagree; report ajv's view rather than accept the value.
+      for (const e of ajvValidate.errors ?? []) {
+        out.add(`${quotePointer(e.instancePath)} ${e.message}`);
+      }
+      if (out.list.length === 0) out.add("arguments must be lossless JSON");
+    }
+    return Object.freeze(out.list);
+  }
+  return Object.assign(validateArgs, { schema });
+}
+
+type Node = Readonly<Record<string, unknown>>;
+
+function namesPrototypeMember(properties: Readonly<Record<string, unknown>>): boolean {
+  for (const name of Object.keys(properties)) {
+    if (name in Object.prototype) return true;
+    const spec = properties[name] as Node;
+    const nested = [spec, ...((spec.oneOf ?? []) as Node[])];
+    for (const node of nested) {
+      if (node.properties !== undefined && namesPrototypeMember(node.properties as Node)) {
+        return true;
+      }
+      if (node.items !== undefined && namesPrototypeMember({ items: node.items })) return true;
+    }
+  }
+  return false;
+}
+
+function walk(
+  node: Node,
+  value: unknown,
+  path: string,
+  out: Violations,
+  ancestors: object[],
+): void {
+  if (out.full) return;
+  if (node.oneOf !== undefined) {
+    let matched = 0;
+    for (const branch of node.oneOf as readonly Node[]) {
+      const probe = new Violations();
+      walk(branch, value, path, probe, ancestors);
+      if (probe.list.length === 0) matched++;
+    }
+    if (matched !== 1) {
+      out.add(`${quotePath(path)} must match exactly one oneOf branch (matched ${matched})`);
+    }
+    return;
+  }
+  switch (node.type) {
+    case "json":
+      return collectLossless(value, path, out, ancestors);
+    case "array":
+      return walkArray(node, value, path, out, ancestors);
+    case "object":
+      return walkObject(node, value, path, out, ancestors);
+  }
+  const type = node.type as string;
+  if (!scalarMatches(type, value)) {
+    const lossless = typeof value === "number" && type !== "string" && type !== "boolean" &&
+      type !== "null" && scalarViolation(value);
+    return out.add(`${quotePath(path)} ${lossless || `must be ${article(type)}`}`);
+  }
+  if ("const" in node) {
+    if (value !== node.const) out.add(`${quotePath(path)} must be ${JSON.stringify(node.const)}`);
+  } else if (node.enum !== undefined && !(node.enum as readonly unknown[]).includes(value)) {
+    out.add(`${quotePath(path)} must be one of ${JSON.stringify(node.enum)}`);
+  }
+}
+
+function walkArray(
+  node: Node,
+  value: unknown,
+  path: string,
+  out: Violations,
+  ancestors: object[],
+): void {
+  if (!Array.isArray(value)) return out.add(`${quotePath(path)} must be an array`);
+  if (!isPlainArray(value)) return out.add(`${quotePath(path)} must be a lossless JSON array`);
+  if (ancestors.includes(value)) return out.add(`${quotePath(path)} ${CYCLE}`);
+  ancestors.push(value);
+  const items = node.items as Node | undefined;
+  let dense = true;
+  for (let i = 0; i < value.length && !out.full; i++) {
+    if (!(i in value)) {
+      if (dense) out.add(`${quotePath(path)} must be a dense lossless JSON array`);
+      dense = false;
+    } else if (items === undefined) {
+      collectLossless(value[i], indexPath(path, i), out, ancestors);
+    } else walk(items, value[i], indexPath(path, i), out, ancestors);
+  }
+  ancestors.pop();
+}
+
+function walkObject(
+  node: Node,
+  value: unknown,
+  path: string,
+  out: Violations,
+  ancestors: object[],
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return out.add(`${quotePath(path)} must be an object`);
+  }
+  if (!isPlainObject(value)) return out.add(`${quotePath(path)} must be a lossless JSON object`);
+  if (ancestors.includes(value)) return out.add(`${quotePath(path)} ${CYCLE}`);
+  ancestors.push(value);
+  const record = value as Readonly<Record<string, unknown>>;
+  const properties = (node.properties ?? {}) as Readonly<Record<string, Node>>;
+  for (const name of Object.keys(properties)) {
+    if (out.full) break;
+    const property = properties[name]!;
+    if (Object.hasOwn(record, name)) {
+      walk(property, record[name], childPath(path, name), out, ancestors);
+    } else if (property.required === true) {
+      out.add(`missing required property ${quotePath(childPath(path, name))}`);
+    }
+  }
+  const open = node.additionalProperties === true;
+  for (const key of Object.keys(record)) {
+    if (out.full) break;
+    if (Object.hasOwn(properties, key)) continue;
+    if (open) collectLossless(record[key], childPath(path, key), out, ancestors);
+    else {
+      out.add(
+        `${
+          quotePath(childPath(path, key))
+        } is not a declared property (additionalProperties: false)`,
+      );
+    }
+  }
+  ancestors.pop();
+}
+
+function scalarMatches(type: string, value: unknown): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    default:
+      return Number.isInteger(value) && !Object.is(value, -0);
+  }
+}
+
+function article(type: string): string {
+  switch (type) {
+    case "integer":
+      return "an integer";
+    case "null":
+      return "null";
+    default:
+      return `a ${type}`;
+  }
+}
+
+function describe(error: unknown): string {
+  try {
+    const text = error instanceof Error ? error.message : String(error);
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    return "<unprintable thrown value>";
+  }
+}
+
+function quotePointer(pointer: string): string {
+  if (pointer === "") return "arguments";
+  const segments = pointer.slice(1).split("/").map((s) =>
+    s.replace(/~1/g, "/").replace(/~0/g, "~")
+  );
+  return JSON.stringify(segments.join("."));
+}
