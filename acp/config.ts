@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { join, resolve } from "node:path";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
 
@@ -305,7 +306,7 @@ export async function loadConfig(
   cwd: string,
   path?: string,
 ): Promise<{ readonly config: AgentConfig; readonly file?: string }> {
-  const file = path ?? `${cwd}/dsh.jsonc`;
+  const file = path === undefined ? join(cwd, "dsh.jsonc") : resolve(cwd, path);
   let text: string;
   try {
     text = await Deno.readTextFile(file);

@@ -34,7 +34,7 @@ export interface AgentArgs {
   readonly sessionsDir?: string;
   /** `--flush-ms <n>`: coalescing window. @default {50} */
   readonly flushMs: number;
-  /** `--log-level`. @default {"info"} */
+  /** `--log-level` (else `DSH_LOG_LEVEL`). @default {"info"} */
   readonly logLevel: LogLevel;
 }
 
@@ -73,7 +73,7 @@ export function parseAgentArgs(args: readonly string[]): AgentArgs {
       }`,
     );
   }
-  const logLevel = values["log-level"] ?? "info";
+  const logLevel = values["log-level"] ?? envLogLevel() ?? "info";
   if (!["debug", "info", "warn", "error"].includes(logLevel)) {
     throw new TypeError(
       `Cannot start the agent as '--log-level' must be debug, info, warn or error: current value is ${
@@ -88,6 +88,14 @@ export function parseAgentArgs(args: readonly string[]): AgentArgs {
     flushMs,
     logLevel: logLevel as LogLevel,
   };
+}
+
+function envLogLevel(): string | undefined {
+  try {
+    return Deno.env.get("DSH_LOG_LEVEL");
+  } catch {
+    return undefined;
+  }
 }
 
 /**

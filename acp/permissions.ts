@@ -73,13 +73,15 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
   const { roots, sessionsDir, readOnly = [], tmpDir = "/tmp", useDeepSeek } = options;
   const denoPath = options.denoPath ?? Deno.execPath();
   const writable = unique([...roots, sessionsDir, tmpDir]);
-  // /proc: the shell tool and the jobs layer walk process trees to kill them.
-  const readable = unique([...writable, ...readOnly, "/proc"]);
+  const readable = unique([...writable, ...readOnly]);
   const run = unique([
     "bash",
     "sh",
     "setsid",
+    // Process trees: Deno demands --allow-all for /proc/<pid> reads and an unrestricted
+    // --allow-run for Deno.kill, so the jobs layer walks them with ps and signals them with kill.
     "ps",
+    "kill",
     ...(config.sandbox === "workspace-write" ? ["bwrap"] : []),
     "deno",
     denoPath,

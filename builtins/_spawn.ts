@@ -4,12 +4,20 @@
  *
  * @module
  */
-import { killProcessTree } from "./_process_tree.ts";
+import {
+  killProcessTree,
+  type KillProcessTreeOptions,
+  type ProcessMarker,
+  processStartTime,
+} from "../jobs/process_tree.ts";
 import { describeRunError } from "./_fs_errors.ts";
 import type { RunOptions, RunResult } from "./executor.ts";
 
 /** Size of the reused pipe read buffer. */
 const READ_BUFFER_BYTES = 1 << 18;
+
+/** How long to wait for the kernel after SIGKILL before reporting survivors as an error. */
+const CONFIRM_MS = 5000;
 
 /** The environment variable that tags every process of a run (inherited by descendants). */
 export const MARKER_NAME = "DSH_EXEC_TREE";
@@ -25,8 +33,7 @@ export const MARKER_NAME = "DSH_EXEC_TREE";
 export async function spawnTree(argv: readonly string[], options: RunOptions): Promise<RunResult> {
   const { signal, timeoutMs, onOutput, cwd, env, killGraceMs = 1000 } = options;
   signal?.throwIfAborted();
-  const markerValue = crypto.randomUUID();
-  const marker = `${MARKER_NAME}=${markerValue}`;
+  const marker: ProcessMarker = { name: MARKER_NAME, value: crypto.randomUUID() };
   let child: Deno.ChildProcess;
   try {
     const spawnOptions: Deno.CommandOptions = {
@@ -36,18 +43,34 @@ export async function spawnTree(argv: readonly string[], options: RunOptions): P
       stderr: "piped",
     };
     if (cwd !== undefined) spawnOptions.cwd = cwd;
-    spawnOptions.env = { ...env, [MARKER_NAME]: markerValue };
+    spawnOptions.env = { ...env, [MARKER_NAME]: marker.value };
     child = new Deno.Command("setsid", spawnOptions).spawn();
   } catch (error) {
     throw describeRunError("setsid", argv[0] ?? "", error);
   }
   options.onSpawn?.(child.pid);
+  const killOptions: KillProcessTreeOptions = {
+    group: true,
+    graceMs: killGraceMs,
+    reapMs: CONFIRM_MS,
+    marker,
+    // Guards the leader's pid against reuse once it has exited and been reaped.
+    ...startTimeOf(child.pid),
+  };
   let timedOut = false;
   let aborted = false;
   let stopping: Promise<unknown> | undefined;
   let killError: unknown;
   const stop = () =>
-    stopping ??= killProcessTree(child.pid, { graceMs: killGraceMs, marker }).catch((error) => {
+    stopping ??= killProcessTree(child.pid, killOptions).then(({ survivors }) => {
+      if (survivors.length > 0) {
+        throw new Error(
+          `Cannot confirm that process group ${child.pid} is gone: pids ${
+            JSON.stringify(survivors)
+          } are still alive after SIGKILL`,
+        );
+      }
+    }).catch((error) => {
       killError = error;
     });
   const onAbort = () => {
@@ -95,5 +118,15 @@ export async function spawnTree(argv: readonly string[], options: RunOptions): P
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function startTimeOf(pid: number): { startTime?: number } {
+  try {
+    const startTime = processStartTime(pid);
+    return startTime === undefined ? {} : { startTime };
+  } catch {
+    // No process table: the kill reports the same failure when it is needed.
+    return {};
   }
 }

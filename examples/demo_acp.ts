@@ -219,7 +219,12 @@ out(
     `model: ${apiKey ? "DeepSeek" : "built-in scripted demo (offline)"} · workspace: ${ws}`,
   ),
 );
-out(paint(DIM, `agent: deno run ${flags.map((f) => f.split("=")[0]).join(" ")} acp/main.ts`));
+out(
+  paint(
+    DIM,
+    `agent: deno run ${flags.join(" ").replaceAll(root, "$DEMO")} acp/main.ts  (never -A)`,
+  ),
+);
 out();
 const agent = spawnAgentProcess(app, {
   permissions: flags,
@@ -243,10 +248,16 @@ try {
   );
   const { sessionId } = await a.request("session/new", { cwd: ws, mcpServers: [] });
   out(`${paint(BOLD, "you:")} ${userPrompt}`);
-  const { stopReason } = await a.request("session/prompt", {
-    sessionId,
-    prompt: [{ type: "text", text: userPrompt }],
-  });
+  let stopReason: string;
+  try {
+    ({ stopReason } = await a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: userPrompt }],
+    }));
+  } catch (error) {
+    stopReason = `error (${error instanceof Error ? error.message : String(error)})`;
+    Deno.exitCode = 1;
+  }
   endText();
   out();
   out(

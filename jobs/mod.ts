@@ -34,7 +34,11 @@ export { formatJobStatus } from "./job_status.ts";
 export { OutputBuffer } from "./output_buffer.ts";
 export type { OutputBufferOptions, OutputSlice } from "./output_buffer.ts";
 export { killProcessTree, processStartTime, processTree } from "./process_tree.ts";
-export type { KillProcessTreeOptions, KillProcessTreeResult } from "./process_tree.ts";
+export type {
+  KillProcessTreeOptions,
+  KillProcessTreeResult,
+  ProcessMarker,
+} from "./process_tree.ts";
 export { jobOf, RUN_IN_BACKGROUND, withBackground } from "./with_background.ts";
 export type { JobStarter, WithBackgroundOptions } from "./with_background.ts";
 export { jobTools } from "./tools.ts";

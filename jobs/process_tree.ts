@@ -1,12 +1,31 @@
 /**
- * Kill a process tree (its process group and every descendant) and confirm nothing survived.
+ * The process table and process-tree termination, for every layer that spawns processes (the
+ * jobs service, the shell executor, MCP stdio servers).
+ *
+ * The table comes from `/proc` when this process may read it. Deno 2 refuses `/proc` to anything
+ * short of `--allow-all`, so under an explicit permission profile the table comes from a `ps`
+ * subprocess instead (needs `--allow-run=ps`). Signals go through `Deno.kill`, which needs an
+ * unrestricted `--allow-run`; under a restricted one they go through a `kill` subprocess
+ * (needs `--allow-run=kill`). Each choice is probed once and kept for the life of the process.
  *
  * @module
  */
 
+/** An environment entry every process of a tree inherited (`name=value`). */
+export interface ProcessMarker {
+  /** The variable name, for example `DSH_EXEC_TREE`. */
+  readonly name: string;
+  /** Its value, unique per tree (for example a random UUID). */
+  readonly value: string;
+}
+
 /** Options for {@linkcode killProcessTree}. */
 export interface KillProcessTreeOptions {
-  /** The process leads its own group (spawned with `detached: true`): signal the whole group. @default {false} */
+  /**
+   * The process leads its own group (spawned with `detached: true` or through `setsid`): signal
+   * the whole group and every member of its group and session.
+   * @default {false}
+   */
   readonly group?: boolean;
   /** Time between SIGTERM and SIGKILL. @default {2000} */
   readonly graceMs?: number;
@@ -19,6 +38,12 @@ export interface KillProcessTreeOptions {
    * @default {undefined}
    */
   readonly startTime?: number;
+  /**
+   * An environment entry the whole tree inherited: every living process carrying it is part of
+   * the tree, which catches daemons that double-forked away from both the group and the tree.
+   * @default {undefined}
+   */
+  readonly marker?: ProcessMarker;
 }
 
 /** What {@linkcode killProcessTree} did. */
@@ -31,22 +56,43 @@ export interface KillProcessTreeResult {
   readonly survivors: readonly number[];
 }
 
-interface ProcStat {
+/** One living (non-zombie) process. */
+interface ProcessRow {
   readonly pid: number;
-  readonly state: string;
   readonly ppid: number;
   readonly pgrp: number;
   readonly session: number;
+  /** Clock ticks since boot (`/proc`) or seconds since the epoch (`ps`); compare like with like. */
   readonly startTime: number;
+  /** Whether its environment carries the marker that was asked for. */
+  readonly marked: boolean;
 }
 
-function readStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  } catch {
-    return undefined;
+type TableSource = "proc" | "ps";
+type SignalSource = "deno" | "command";
+
+let tableSource: TableSource | undefined;
+let signalSource: SignalSource = "deno";
+
+/** Probes `/proc` once; any refusal (Deno's `NotCapable`, a missing `/proc`) selects `ps`. */
+function source(): TableSource {
+  if (tableSource === undefined) {
+    try {
+      Deno.readTextFileSync(`/proc/${Deno.pid}/stat`);
+      tableSource = "proc";
+    } catch {
+      tableSource = "ps";
+    }
   }
+  return tableSource;
+}
+
+const DECODER = new TextDecoder();
+
+// ---- /proc ----
+
+/** Parses `/proc/<pid>/stat`; the command name may hold spaces and parentheses. */
+function parseStat(pid: number, text: string): Omit<ProcessRow, "marked"> & { state: string } {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   return {
     pid,
@@ -58,29 +104,136 @@ function readStat(pid: number): ProcStat | undefined {
   };
 }
 
-function allStats(): ProcStat[] {
-  const stats: ProcStat[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    const pid = Number(entry.name);
-    if (!Number.isInteger(pid)) continue;
-    const stat = readStat(pid);
-    if (stat !== undefined) stats.push(stat);
-  }
-  return stats;
+function environHas(environ: Uint8Array, marker: ProcessMarker): boolean {
+  return `\0${DECODER.decode(environ)}\0`.includes(`\0${marker.name}=${marker.value}\0`);
 }
 
-/** A process counts as gone once it no longer exists or is a zombie (dead, waiting for its parent). */
-function isAlive(pid: number): boolean {
-  const stat = readStat(pid);
-  return stat !== undefined && stat.state !== "Z" && stat.state !== "X";
+function procPids(names: Iterable<Deno.DirEntry>): number[] {
+  const pids: number[] = [];
+  for (const entry of names) {
+    const pid = Number(entry.name);
+    if (Number.isInteger(pid) && pid > 0) pids.push(pid);
+  }
+  return pids;
+}
+
+function procTableSync(): ProcessRow[] {
+  const rows: ProcessRow[] = [];
+  for (const pid of procPids(Deno.readDirSync("/proc"))) {
+    try {
+      const stat = parseStat(pid, Deno.readTextFileSync(`/proc/${pid}/stat`));
+      if (stat.state !== "Z" && stat.state !== "X") rows.push({ ...stat, marked: false });
+    } catch { /* exited during the scan */ }
+  }
+  return rows;
+}
+
+async function procTable(marker: ProcessMarker | undefined): Promise<ProcessRow[]> {
+  const entries: Deno.DirEntry[] = [];
+  for await (const entry of Deno.readDir("/proc")) entries.push(entry);
+  const rows: ProcessRow[] = [];
+  for (const pid of procPids(entries)) {
+    try {
+      const stat = parseStat(pid, await Deno.readTextFile(`/proc/${pid}/stat`));
+      if (stat.state === "Z" || stat.state === "X") continue;
+      let marked = false;
+      if (marker !== undefined) {
+        try {
+          marked = environHas(await Deno.readFile(`/proc/${pid}/environ`), marker);
+        } catch { /* another user's process, or gone */ }
+      }
+      rows.push({ ...stat, marked });
+    } catch { /* exited during the scan */ }
+  }
+  return rows;
+}
+
+// ---- ps ----
+
+/** `pid ppid pgid sess stat lstart(5 words) [args and environment]`. */
+const PS_ROW_REGEXP =
+  /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\w+\s+\w+\s+\d+\s+\d+:\d+:\d+\s+\d+)(?:\s(.*))?$/;
+/** Fixed locale and zone, so `lstart` parses the same way every time. */
+const PS_ENV: Record<string, string> = { LC_ALL: "C", TZ: "UTC" };
+
+function psArgs(marker: ProcessMarker | undefined): string[] {
+  const columns = "pid=,ppid=,pgid=,sess=,stat=,lstart=";
+  // BSD `e` appends each process's environment to its arguments (own user's processes only).
+  return marker === undefined
+    ? ["-e", "-o", columns]
+    : ["-e", "-ww", "-o", `${columns},args=`, "e"];
+}
+
+function lstartSeconds(text: string): number {
+  return Date.parse(`${text} UTC`) / 1000;
+}
+
+function parsePs(output: Uint8Array, marker: ProcessMarker | undefined): ProcessRow[] {
+  const token = marker === undefined ? "" : ` ${marker.name}=${marker.value}`;
+  const rows: ProcessRow[] = [];
+  for (const line of DECODER.decode(output).split("\n")) {
+    const match = PS_ROW_REGEXP.exec(line);
+    if (match === null || match[5]?.startsWith("Z") || match[5]?.startsWith("X")) continue;
+    const args = ` ${match[7] ?? ""} `;
+    rows.push({
+      pid: Number(match[1]),
+      ppid: Number(match[2]),
+      pgrp: Number(match[3]),
+      session: Number(match[4]),
+      startTime: lstartSeconds(match[6] ?? ""),
+      marked: token !== "" && args.includes(`${token} `),
+    });
+  }
+  return rows;
+}
+
+function psFailure(error: unknown): Error {
+  return new Error(
+    `Cannot read the process table: /proc is not readable (Deno requires --allow-all for it) and "ps" cannot be run (grant --allow-run=ps): ${
+      error instanceof Error ? error.message : JSON.stringify(String(error))
+    }`,
+    { cause: error },
+  );
+}
+
+function psSync(args: string[]): Uint8Array {
+  try {
+    return new Deno.Command("ps", { args, env: PS_ENV, stdout: "piped", stderr: "null" })
+      .outputSync().stdout;
+  } catch (error) {
+    throw psFailure(error);
+  }
+}
+
+async function ps(args: string[]): Promise<Uint8Array> {
+  try {
+    return (await new Deno.Command("ps", { args, env: PS_ENV, stdout: "piped", stderr: "null" })
+      .output()).stdout;
+  } catch (error) {
+    throw psFailure(error);
+  }
+}
+
+// ---- the table ----
+
+function tableSync(): ProcessRow[] {
+  return source() === "proc" ? procTableSync() : parsePs(psSync(psArgs(undefined)), undefined);
+}
+
+function table(marker: ProcessMarker | undefined): Promise<ProcessRow[]> {
+  return source() === "proc"
+    ? procTable(marker)
+    : ps(psArgs(marker)).then((output) => parsePs(output, marker));
 }
 
 /**
- * The start time of a process (clock ticks since boot, /proc/<pid>/stat field 22): with the pid
- * it identifies a process across pid reuse.
+ * The start time of a process (on Linux with a readable `/proc`, clock ticks since boot from
+ * `/proc/<pid>/stat` field 22; otherwise seconds since the epoch from `ps -o lstart`): with the
+ * pid it identifies a process across pid reuse. Values are comparable within one process only.
  *
  * @param pid The process id.
  * @returns The start time, or `undefined` when the process does not exist.
+ * @throws {Error} When neither `/proc` nor `ps` is available.
  *
  * @example Usage
  * ```ts
@@ -90,114 +243,189 @@ function isAlive(pid: number): boolean {
  * ```
  */
 export function processStartTime(pid: number): number | undefined {
-  return readStat(pid)?.startTime;
+  if (source() === "proc") {
+    try {
+      return parseStat(pid, Deno.readTextFileSync(`/proc/${pid}/stat`)).startTime;
+    } catch {
+      return undefined;
+    }
+  }
+  const text = DECODER.decode(psSync(["-o", "lstart=", "-p", String(pid)])).trim();
+  return text === "" ? undefined : lstartSeconds(text);
+}
+
+/**
+ * The living members of the tree rooted at `root`: the root, with `group` every member of its
+ * process group and session, every process carrying `marker`, every process in `known` that kept
+ * its start time, and all their descendants. Never this process nor init.
+ */
+function members(
+  rows: readonly ProcessRow[],
+  root: number,
+  group: boolean,
+  known: ReadonlyMap<number, number>,
+): ProcessRow[] {
+  const found = new Map<number, ProcessRow>();
+  for (const row of rows) {
+    if (
+      row.pid === root || row.marked || known.get(row.pid) === row.startTime ||
+      (group && (row.pgrp === root || row.session === root))
+    ) found.set(row.pid, row);
+  }
+  const children = new Map<number, ProcessRow[]>();
+  for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
+  const queue = [...found.values()];
+  for (let row = queue.pop(); row !== undefined; row = queue.pop()) {
+    for (const child of children.get(row.pid) ?? []) {
+      if (!found.has(child.pid)) {
+        found.set(child.pid, child);
+        queue.push(child);
+      }
+    }
+  }
+  found.delete(Deno.pid);
+  found.delete(1);
+  return [...found.values()];
+}
+
+function rootFirst(pids: Iterable<number>, root: number): number[] {
+  return [...pids].sort((a, b) => a === root ? -1 : b === root ? 1 : a - b);
 }
 
 /**
  * Lists `pid`, its living descendants and, with `group`, every living member of its process group
- * and session (which catches grandchildren re-parented to init).
+ * and session (which catches grandchildren re-parented to init). Zombies count as gone.
  *
  * @param pid The root process.
  * @param group Include the process group and session led by `pid`.
  * @returns Living process ids, the root first.
+ * @throws {Error} When neither `/proc` nor `ps` is available.
  *
  * @example Usage
  * ```ts
  * import { processTree } from "./process_tree.ts";
  * import { equal } from "node:assert/strict";
- * equal(processTree(Deno.pid)[0], Deno.pid);
+ * const child = new Deno.Command("sleep", { args: ["30"] }).spawn();
+ * equal(processTree(child.pid)[0], child.pid);
+ * child.kill();
+ * await child.status;
  * ```
  */
 export function processTree(pid: number, group = false): number[] {
-  const stats = allStats();
-  const children = new Map<number, number[]>();
-  for (const stat of stats) {
-    const list = children.get(stat.ppid) ?? [];
-    list.push(stat.pid);
-    children.set(stat.ppid, list);
-  }
-  const found = new Set<number>();
-  const queue = [pid];
-  while (queue.length > 0) {
-    const next = queue.pop()!;
-    if (found.has(next)) continue;
-    found.add(next);
-    queue.push(...(children.get(next) ?? []));
-  }
-  if (group) {
-    for (const stat of stats) if (stat.pgrp === pid || stat.session === pid) found.add(stat.pid);
-  }
-  return [...found].filter(isAlive).sort((a, b) => a === pid ? -1 : b === pid ? 1 : a - b);
+  return rootFirst(members(tableSync(), pid, group, new Map()).map((row) => row.pid), pid);
 }
 
-function signalAll(
-  pids: readonly number[],
-  root: number,
-  group: boolean,
-  signal: Deno.Signal,
-): void {
-  if (group) {
-    try {
-      Deno.kill(-root, signal);
-    } catch { /* the group may be gone already */ }
+function killFailure(error: unknown): Error {
+  return new Error(
+    `Cannot signal a process tree: Deno.kill requires an unrestricted --allow-run and "kill" cannot be run (grant --allow-run=kill): ${
+      error instanceof Error ? error.message : JSON.stringify(String(error))
+    }`,
+    { cause: error },
+  );
+}
+
+/** Signals `targets` (a negative id names a process group); gone processes are ignored. */
+async function signalAll(targets: readonly number[], signal: Deno.Signal): Promise<void> {
+  if (targets.length === 0) return;
+  if (signalSource === "deno") {
+    for (const target of targets) {
+      try {
+        Deno.kill(target, signal);
+      } catch (error) {
+        if (error instanceof Deno.errors.NotCapable) {
+          signalSource = "command";
+          break;
+        }
+        /* exited between the scan and the signal */
+      }
+    }
+    if (signalSource === "deno") return;
   }
-  for (const pid of pids) {
-    try {
-      Deno.kill(pid, signal);
-    } catch { /* exited between the scan and the signal */ }
+  try {
+    await new Deno.Command("kill", {
+      args: ["-s", signal.replace(/^SIG/, ""), "--", ...targets.map(String)],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch (error) {
+    throw killFailure(error);
   }
 }
 
-async function waitGone(pids: readonly number[], ms: number): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  let alive = pids.filter(isAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    alive = alive.filter(isAlive);
-  }
-  return alive;
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
- * Sends SIGTERM to a process tree (the group when `group`, plus every descendant found in /proc),
- * waits up to `graceMs`, then SIGKILLs whatever is left (re-scanning for new children) and waits
- * until every process is gone or a zombie. Linux only (reads /proc).
+ * Sends SIGTERM to a process tree (the group when `group`, every descendant, every process with
+ * `marker`), re-scanning for newcomers until all are gone or `graceMs` passed, then SIGKILLs what
+ * is left (and newcomers) until every process is gone or a zombie, or `reapMs` passed. A process
+ * seen once stays targeted while it keeps its start time, even after it leaves the tree.
  *
  * @param pid The root process id.
- * @param options Group mode and timings.
+ * @param options Group mode, marker, pid-reuse guard and timings.
  * @returns The processes targeted, the strongest signal used and any survivors.
  * @throws {RangeError} When `pid` is not a positive integer other than this process.
+ * @throws {Error} When neither `/proc` nor `ps` can be read, or no signal can be sent.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { killProcessTree } from "./process_tree.ts";
+ * import { deepEqual } from "node:assert/strict";
  * const child = new Deno.Command("sh", { args: ["-c", "sleep 60 & sleep 60"], detached: true }).spawn();
  * const result = await killProcessTree(child.pid, { group: true });
  * await child.status;
- * console.log(result.survivors); // []
+ * deepEqual(result.survivors, []);
  * ```
  */
 export async function killProcessTree(
   pid: number,
   options: KillProcessTreeOptions = {},
 ): Promise<KillProcessTreeResult> {
-  const { group = false, graceMs = 2000, reapMs = 2000, startTime } = options;
+  const { group = false, graceMs = 2000, reapMs = 2000, startTime, marker } = options;
   if (!Number.isSafeInteger(pid) || pid <= 1 || pid === Deno.pid) {
     throw new RangeError(
       `Cannot kill process tree as 'pid' must be a child process id: current value is ${pid}`,
     );
   }
-  const current = processStartTime(pid);
-  if (startTime !== undefined && current !== undefined && current !== startTime) {
+  let rows = await table(marker);
+  const root = rows.find((row) => row.pid === pid);
+  if (startTime !== undefined && root !== undefined && root.startTime !== startTime) {
     return { targeted: [], survivors: [] };
   }
-  const targeted = processTree(pid, group);
-  if (targeted.length === 0) return { targeted, survivors: [] };
-  signalAll(targeted, pid, group, "SIGTERM");
-  let alive = await waitGone(targeted, graceMs);
-  if (alive.length === 0) return { targeted, signal: "SIGTERM", survivors: [] };
-  const late = [...new Set([...alive, ...processTree(pid, group)])];
-  signalAll(late, pid, group, "SIGKILL");
-  alive = await waitGone(late, reapMs);
-  return { targeted: [...new Set([...targeted, ...late])], signal: "SIGKILL", survivors: alive };
+  const known = new Map<number, number>();
+  const groupTarget = group ? [-pid] : [];
+  /** Scans, records newcomers in `known` and returns them with everything alive. */
+  const scan = async (fresh: boolean) => {
+    if (fresh) rows = await table(marker);
+    const alive = members(rows, pid, group, known);
+    const added = alive.filter((row) => !known.has(row.pid)).map((row) => row.pid);
+    for (const row of alive) known.set(row.pid, row.startTime);
+    return { alive: alive.map((row) => row.pid), added };
+  };
+  let { alive } = await scan(false);
+  if (alive.length === 0) return { targeted: [], survivors: [] };
+  await signalAll([...groupTarget, ...alive], "SIGTERM");
+  const termDeadline = Date.now() + graceMs;
+  while (alive.length > 0 && Date.now() < termDeadline) {
+    await pause(10);
+    const next = await scan(true);
+    alive = next.alive;
+    await signalAll(next.added, "SIGTERM");
+  }
+  if (alive.length === 0) {
+    return { targeted: rootFirst(known.keys(), pid), signal: "SIGTERM", survivors: [] };
+  }
+  await signalAll([...groupTarget, ...alive], "SIGKILL");
+  const killDeadline = Date.now() + reapMs;
+  while (alive.length > 0 && Date.now() < killDeadline) {
+    await pause(10);
+    alive = (await scan(true)).alive;
+    await signalAll(alive, "SIGKILL");
+  }
+  return {
+    targeted: rootFirst(known.keys(), pid),
+    signal: "SIGKILL",
+    survivors: rootFirst(alive, pid),
+  };
 }

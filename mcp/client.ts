@@ -286,7 +286,7 @@ export class McpClient {
   }
 }
 
-/** Living descendants of `pid` (Linux `/proc`; elsewhere none are known). */
+/** Living descendants of `pid` (from the process table; none when it cannot be read). */
 function descendantsOf(pid: number): number[] {
   try {
     return processTree(pid).filter((child) => child !== pid);

@@ -181,3 +181,24 @@ Deno.test("acpx sees a read card with locations and a generic failure card", asy
   ]]);
   equal(frames.some((f) => f.method === "session/request_permission"), false);
 });
+
+Deno.test("acpx sees a bash terminal card with the console fallback and the raw output", async () => {
+  await using root = await tempDir("dsh_acpx_");
+  const script = [
+    { toolCalls: [{ id: "call_1", name: "bash", args: { command: "echo ACPX_OK" } }] },
+    { text: "Ran it." },
+  ];
+  const { frames } = await runAcpx(root.path, { config: "{}", script, approval: "--approve-all" });
+  const cards = updates(frames).filter((u) => u.toolCallId === "call_1");
+  equal(cards[0]?.kind, "execute");
+  equal(cards[0]?.title, "echo ACPX_OK");
+  const done = cards.at(-1)!;
+  equal(done.status, "completed");
+  deepEqual(done.content, [{
+    type: "content",
+    content: { type: "text", text: "```console\nACPX_OK\n```" },
+  }]);
+  deepEqual(done.rawOutput, { output: "ACPX_OK\n", exit_code: 0 });
+  // acpx advertises terminal: true but not _meta.terminal_output: no client terminal is created.
+  equal(frames.some((f) => f.method === "terminal/create"), false);
+});

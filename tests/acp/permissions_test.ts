@@ -16,9 +16,9 @@ Deno.test("permissionFlags() derives an explicit profile from the config", () =>
       denoPath: "/bin/deno",
     }),
     [
-      "--allow-read=/w,/s,/tmp,/w/dsh.jsonc,/proc",
+      "--allow-read=/w,/s,/tmp,/w/dsh.jsonc",
       "--allow-write=/w,/s,/tmp",
-      "--allow-run=bash,sh,setsid,ps,bwrap,deno,/bin/deno,node",
+      "--allow-run=bash,sh,setsid,ps,kill,bwrap,deno,/bin/deno,node",
       `--allow-env=${AGENT_ENV_VARS.join(",")}`,
       "--allow-net=llm.example:8443",
     ],
@@ -34,9 +34,9 @@ Deno.test("permissionFlags() grants no net to the demo model", () => {
     denoPath: "/bin/deno",
   });
   deepEqual(flags, [
-    "--allow-read=/w,/s,/t,/proc",
+    "--allow-read=/w,/s,/t",
     "--allow-write=/w,/s,/t",
-    "--allow-run=bash,sh,setsid,ps,deno,/bin/deno",
+    "--allow-run=bash,sh,setsid,ps,kill,deno,/bin/deno",
     `--allow-env=${AGENT_ENV_VARS.join(",")}`,
   ]);
 });

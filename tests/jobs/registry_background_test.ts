@@ -64,7 +64,11 @@ Deno.test("register() keeps a background: true tool in the foreground when no jo
     const schema = ctx.tools.schemas().find((s) => s.name === "count");
     deepEqual(Object.keys(schema?.parameters.properties as object), ["label"]);
     release();
-    const outcome = await ctx.tools.execute({ callId: "c1", name: "count", arguments: { label: "x" } });
+    const outcome = await ctx.tools.execute({
+      callId: "c1",
+      name: "count",
+      arguments: { label: "x" },
+    });
     deepEqual(outcome.content, [{ type: "text", text: "done\n" }]);
   } finally {
     await ctx.fiber.dispose();

@@ -1,0 +1,113 @@
+/**
+ * Run by process_tree_restricted_test.ts under an explicit permission profile (no --allow-all,
+ * so Deno refuses /proc and Deno.kill): kills trees through the real code paths and prints JSON.
+ * Usage: `_restricted_kill.ts <tmp dir> <mode>` where mode is "kill" or "no-ps".
+ */
+import { LocalExecutor } from "../../builtins/executor.ts";
+import { killProcessTree, processStartTime, processTree } from "../../jobs/process_tree.ts";
+
+const [dir = "", mode = "kill"] = Deno.args;
+
+function refusal(action: () => unknown): string {
+  try {
+    action();
+    return "allowed";
+  } catch (error) {
+    return error instanceof Error ? error.name : String(error);
+  }
+}
+
+async function lines(path: string, count: number): Promise<number[]> {
+  for (;;) {
+    const rows = (await Deno.readTextFile(path).catch(() => "")).split("\n").filter(Boolean);
+    if (rows.length >= count) return rows.map(Number);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+if (mode === "no-ps") {
+  const child = new Deno.Command("sleep", { args: ["320"] }).spawn();
+  let message = "";
+  try {
+    processTree(child.pid);
+  } catch (error) {
+    message = error instanceof Error ? error.message : String(error);
+  }
+  child.kill("SIGKILL");
+  await child.status;
+  console.log(JSON.stringify({ message }));
+} else {
+  const refused = {
+    proc: refusal(() => Deno.readTextFileSync(`/proc/${Deno.pid}/stat`)),
+    // Beyond any pid_max: only a permission refusal can differ from "NotFound".
+    kill: refusal(() => Deno.kill(2 ** 23, "SIGCONT")),
+  };
+  // The shell executor: child, grandchild and a daemon that escaped group and tree (marker only).
+  const pids = `${dir}/pids`;
+  const controller = new AbortController();
+  const run = new LocalExecutor().run(
+    `sleep 321 & echo $! >> ${pids}
+     bash -c 'sleep 322 & echo $! >> ${pids}; wait' &
+     (setsid sleep 323 >/dev/null 2>&1 & echo $! >> ${pids})
+     echo $$ >> ${pids}
+     wait`,
+    { signal: controller.signal, killGraceMs: 50 },
+  );
+  const executorPids = await lines(pids, 4);
+  controller.abort();
+  const executor = await run;
+
+  // The jobs layer: a detached tree, its start time, the listing and the kill.
+  const child = new Deno.Command("bash", {
+    args: ["-c", "sleep 324 & echo $!; wait"],
+    stdout: "piped",
+    detached: true,
+  }).spawn();
+  const reader = child.stdout.getReader();
+  const grandchild = Number(new TextDecoder().decode((await reader.read()).value).trim());
+  reader.releaseLock();
+  const startTime = processStartTime(child.pid);
+  const tree = processTree(child.pid);
+  const reused = await killProcessTree(child.pid, { group: true, startTime: -1 });
+  const killed = await killProcessTree(child.pid, {
+    group: true,
+    graceMs: 5000,
+    ...(startTime !== undefined ? { startTime } : {}),
+  });
+  await child.stdout.cancel();
+  const status = await child.status;
+
+  // A tree that ignores SIGTERM (the ignored disposition survives exec) needs the SIGKILL step.
+  const stubborn = new Deno.Command("bash", {
+    args: ["-c", "trap '' TERM; sleep 325 & echo $!; wait"],
+    stdout: "piped",
+    detached: true,
+  }).spawn();
+  const stubbornReader = stubborn.stdout.getReader();
+  const stubbornChild = Number(
+    new TextDecoder().decode((await stubbornReader.read()).value).trim(),
+  );
+  stubbornReader.releaseLock();
+  const forced = await killProcessTree(stubborn.pid, { group: true, graceMs: 100 });
+  await stubborn.stdout.cancel();
+  const stubbornStatus = await stubborn.status;
+  console.log(JSON.stringify({
+    refused,
+    executor: { aborted: executor.aborted, pids: executorPids },
+    jobs: {
+      startTime: Number.isInteger(startTime),
+      tree,
+      expectedTree: [child.pid, grandchild],
+      reused,
+      signal: killed.signal,
+      survivors: killed.survivors,
+      status: status.signal,
+    },
+    stubborn: {
+      pids: [stubborn.pid, stubbornChild],
+      signal: forced.signal,
+      survivors: forced.survivors,
+      status: stubbornStatus.signal,
+    },
+  }));
+}
