@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { JsonValue } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
+import type { SessionUpdateWire, ToolCallCardWire } from "./session_update_wire.ts";
 import { fenceConsole } from "./wire.ts";
 
 /** A session-log event as the bridge reads it (envelope plus data). */
@@ -29,7 +29,7 @@ export interface AcpSessionOptions {
   /** Looks up tool definitions (`ctx.tools.get`). */
   readonly lookup: (name: string) => AnyToolDefinition | undefined;
   /** Sends one update (in order). */
-  readonly send: (update: SessionUpdate) => void;
+  readonly send: (update: SessionUpdateWire) => void;
   /** Coalescing window for deltas and terminal output, in ms; `0` sends each piece at once. @default {50} */
   readonly flushMs?: number;
   /** Where presenter throws are reported. @default {undefined} */
@@ -220,7 +220,7 @@ export class AcpSession {
    * @param args The parsed arguments.
    * @returns The `toolCall` of `session/request_permission`.
    */
-  permissionCard(callId: string, name: string, args: unknown): ToolCallUpdate {
+  permissionCard(callId: string, name: string, args: unknown): ToolCallCardWire {
     this.#flushDelta();
     const card = this.presenter.pendingCard(callId) ?? this.presenter.preview(callId, name, args);
     const { sessionUpdate: _, status: _status, ...toolCall } = card;

@@ -8,7 +8,8 @@
 import type { JsonValue } from "../core/json.ts";
 import type { AnyToolDefinition, ToolResult } from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
-import { callToWire, resultToWire, type ToolWireUpdate } from "./wire.ts";
+import type { ToolCallUpdateWire, ToolCallWire } from "./session_update_wire.ts";
+import { callToWire, resultToWire } from "./wire.ts";
 
 /** The logger a presenter reports presenter throws to. */
 export interface PresenterLogger {
@@ -32,7 +33,7 @@ interface PendingCall {
   readonly name: string;
   readonly args: unknown;
   readonly card: ToolCallView["card"];
-  readonly wire: ToolWireUpdate;
+  readonly wire: ToolCallWire;
 }
 
 /**
@@ -95,7 +96,7 @@ export class CardPresenter {
    * @param rawArguments The raw argument string as logged.
    * @returns The `tool_call` update.
    */
-  call(callId: string, name: string, rawArguments: string): ToolWireUpdate {
+  call(callId: string, name: string, rawArguments: string): ToolCallWire {
     const args = parseArguments(rawArguments);
     const view = this.#present(name, "presentCall", () => {
       const def = this.#options.lookup(name);
@@ -112,7 +113,7 @@ export class CardPresenter {
    * @param callId The call id.
    * @returns The update, or `undefined` when the call is unknown or settled.
    */
-  pendingCard(callId: string): ToolWireUpdate | undefined {
+  pendingCard(callId: string): ToolCallWire | undefined {
     return this.#pending.get(callId)?.wire;
   }
 
@@ -125,7 +126,7 @@ export class CardPresenter {
    * @param args The parsed arguments.
    * @returns The `tool_call` update.
    */
-  preview(callId: string, name: string, args: unknown): ToolWireUpdate {
+  preview(callId: string, name: string, args: unknown): ToolCallWire {
     const view =
       this.#present(name, "presentCall", () => this.#options.lookup(name)?.presentCall?.(args)) ??
         { card: "generic", title: name, kind: "other", rawInput: args as JsonValue };
@@ -159,7 +160,7 @@ export class CardPresenter {
       readonly streamed?: string;
       readonly unsent?: string;
     } = {},
-  ): ToolWireUpdate | undefined {
+  ): ToolCallUpdateWire | undefined {
     if (options.surfaceOp !== undefined && options.surfaceOp !== "append") return undefined;
     const pending = this.#pending.get(callId);
     this.#pending.delete(callId);

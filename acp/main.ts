@@ -15,13 +15,12 @@
  */
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
-import type { InitializeRequest } from "@agentclientprotocol/sdk";
 import type { ModelAdapter } from "../agent/mod.ts";
 import type { LogLevel } from "../core/mod.ts";
 import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
 import type { ToolExecution } from "../tools/mod.ts";
 import { type AgentConfig, decide, loadConfig } from "./config.ts";
-import { initializeResponse } from "./initialize.ts";
+import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
 import { readFirstLine } from "./_stdin_prefix.ts";
 
 /** The parsed command line of the agent binary. */
@@ -154,10 +153,10 @@ export async function main(args: readonly string[]): Promise<number> {
   // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
   const first = await readFirstLine(Deno.stdin.readable);
   let input = first.rest;
-  let initialized: InitializeRequest | undefined;
+  let initialized: InitializeRequestWire | undefined;
   const message = parseMessage(first.line);
   if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
-    initialized = message.params as unknown as InitializeRequest;
+    initialized = message.params as unknown as InitializeRequestWire;
     const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
     await writeAll(new TextEncoder().encode(JSON.stringify(response) + "\n"));
   } else if (first.line !== undefined) {
@@ -168,8 +167,7 @@ export async function main(args: readonly string[]): Promise<number> {
   const base = file === undefined ? cwd : dirname(resolve(file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   await Deno.mkdir(sessionsDir, { recursive: true });
-  const [{ ndJsonStream }, agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
-    import("@agentclientprotocol/sdk"),
+  const [agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
     import("../agent/mod.ts"),
     import("../registry/mod.ts"),
     import("./server.ts"),
@@ -203,7 +201,7 @@ export async function main(args: readonly string[]): Promise<number> {
         ctx.logger.error("Cannot load the tools", { error: String(error) });
       }
     });
-    const app = createAcpServer(ctx, {
+    const server = createAcpServer(ctx, {
       ready,
       createAdapter,
       model,
@@ -212,7 +210,7 @@ export async function main(args: readonly string[]): Promise<number> {
       flushMs: options.flushMs,
       ...(initialized !== undefined ? { initialized } : {}),
     });
-    const connection = app.connect(ndJsonStream(Deno.stdout.writable, input));
+    const connection = server.connect(Deno.stdout.writable, input);
     await connection.closed;
   } finally {
     await ctx.fiber.dispose();

@@ -1,15 +1,17 @@
 /**
- * The ACP bridge: dsh agents over the Agent Client Protocol (SDK 2.x app API), with tool cards.
+ * The ACP bridge: dsh agents over the Agent Client Protocol (SDK 2.x app API inside), with tool
+ * cards. Its signatures use only dsh's own types: the `…Wire` types describe exactly the frames
+ * dsh sends and are structural subsets of the ACP schema.
  *
- * - {@linkcode createAcpServer}: the `agent()` app — initialize, session/new|load|prompt|cancel,
- *   live cards from `session/event`, `agent/delta` and `tool/output`, and `ctx.approval`
- *   (`ask` → `session/request_permission`).
+ * - {@linkcode createAcpServer}: the {@linkcode AcpServer} — initialize,
+ *   session/new|load|prompt|cancel, live cards from `session/event`, `agent/delta` and
+ *   `tool/output`, and `ctx.approval` (`ask` → `session/request_permission`).
  * - {@linkcode callToWire} / {@linkcode resultToWire}: the pure card → wire mapping
  *   (contracts.md §4); {@linkcode CardPresenter} adds presenters, the generic fallback and the
  *   orphan guard; {@linkcode AcpSession} adds coalesced streaming and replay.
  * - The agent binary: `main.ts` (entry), {@linkcode parseConfig} (`dsh.jsonc`),
  *   {@linkcode permissionFlags} (its explicit Deno permission profile), `launch.ts`
- *   (`deno task agent`), {@linkcode spawnAgentProcess} (a client-side helper).
+ *   (`deno task agent`).
  *
  * @example Usage
  * ```ts
@@ -26,23 +28,39 @@
  * @module
  */
 export { callToWire, fenceConsole, resultToWire, textItems } from "./wire.ts";
-export type { ResultWireOptions, ToolWireUpdate, WireOptions } from "./wire.ts";
+export type { ResultWireOptions, WireOptions } from "./wire.ts";
+export type {
+  MessageChunkWire,
+  SessionUpdateWire,
+  TextContentWire,
+  ToolCallCardWire,
+  ToolCallContentWire,
+  ToolCallLocationWire,
+  ToolCallUpdateWire,
+  ToolCallWire,
+  ToolWireUpdate,
+} from "./session_update_wire.ts";
 export { relativizeTitle } from "./relativize_title.ts";
 export { CardPresenter, parseArguments } from "./card_presenter.ts";
 export type { CardPresenterOptions, PresenterLogger } from "./card_presenter.ts";
 export { AcpSession } from "./acp_session.ts";
 export type { AcpSessionOptions, BridgeEvent } from "./acp_session.ts";
 export { PERMISSION_OPTIONS, SessionPermissions } from "./session_permissions.ts";
-export type { PermissionRequester } from "./session_permissions.ts";
+export type {
+  PermissionOptionWire,
+  PermissionRequester,
+  PermissionRequestWire,
+  PermissionResponseWire,
+} from "./session_permissions.ts";
 export { createAcpServer } from "./server.ts";
-export type { AcpServerOptions } from "./server.ts";
+export type { AcpServer, AcpServerConnection, AcpServerOptions } from "./server.ts";
 export {
   ACP_PROTOCOL_VERSION,
   DSH_AGENT_INFO,
   hasTerminalOutput,
   initializeResponse,
 } from "./initialize.ts";
-export type { AgentInfo } from "./initialize.ts";
+export type { AgentInfo, InitializeRequestWire, InitializeResponseWire } from "./initialize.ts";
 export { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "./config.ts";
 export type {
   AgentConfig,
@@ -53,8 +71,6 @@ export type {
 } from "./config.ts";
 export { AGENT_ENV_VARS, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";
-export { spawnAgentProcess } from "./agent_process.ts";
-export type { AgentProcess, SpawnAgentProcessOptions } from "./agent_process.ts";
 export { loadScriptModel, scriptEntries } from "./script_model.ts";
 export type { ScriptEntry } from "./script_model.ts";
 export { createDemoModel, DEMO_FILE } from "./demo_model.ts";
@@ -62,17 +78,3 @@ export { main, parseAgentArgs, usesDeepSeek } from "./main.ts";
 export type { AgentArgs } from "./main.ts";
 export { agentCommand } from "./launch.ts";
 export type { AgentCommand } from "./launch.ts";
-/** ACP SDK types that appear in this folder's signatures (re-exported so they are documented). */
-export type {
-  AgentApp,
-  ClientApp,
-  ClientConnection,
-  InitializeRequest,
-  InitializeResponse,
-  PermissionOption,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionUpdate,
-  ToolCallContent,
-  ToolCallUpdate,
-} from "@agentclientprotocol/sdk";

@@ -1,18 +1,16 @@
 /**
- * The ACP server: an SDK 2.x `agent()` app that runs dsh agents per session and shows their
- * tools as cards. Connect it with `ndJsonStream(Deno.stdout.writable, Deno.stdin.readable)`.
+ * The ACP server: runs dsh agents per session and shows their tools as cards. Connect it with
+ * `server.connect(Deno.stdout.writable, Deno.stdin.readable)` (NDJSON, one JSON-RPC frame a line).
  *
  * @module
  */
 import {
   agent as agentApp,
-  type AgentApp,
   type AgentContext as ClientCaller,
   type ContentBlock as AcpContentBlock,
-  type InitializeRequest,
   type McpServer,
+  ndJsonStream,
   RequestError,
-  type SessionUpdate,
   type StopReason as AcpStopReason,
 } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
@@ -22,7 +20,13 @@ import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
 import type { ApprovalOutcome, ApprovalService, ToolMode, ToolsContext } from "../registry/mod.ts";
 import { AcpSession, type BridgeEvent } from "./acp_session.ts";
 import { SessionPermissions } from "./session_permissions.ts";
-import { type AgentInfo, hasTerminalOutput, initializeResponse } from "./initialize.ts";
+import {
+  type AgentInfo,
+  hasTerminalOutput,
+  type InitializeRequestWire,
+  initializeResponse,
+} from "./initialize.ts";
+import type { SessionUpdateWire } from "./session_update_wire.ts";
 
 /** Options of {@linkcode createAcpServer}. */
 export interface AcpServerOptions {
@@ -46,7 +50,34 @@ export interface AcpServerOptions {
    * An `initialize` request the caller already answered (with `initializeResponse()`); the app
    * then registers no initialize handler. @default {undefined}
    */
-  readonly initialized?: InitializeRequest;
+  readonly initialized?: InitializeRequestWire;
+}
+
+/** A running ACP connection of {@linkcode AcpServer}. */
+export interface AcpServerConnection {
+  /** Resolves once the connection is closed (the input ended or `close()` was called). */
+  readonly closed: Promise<void>;
+  /**
+   * Closes the connection (its sessions are then disposed).
+   *
+   * @returns The `closed` promise.
+   */
+  close(): Promise<void>;
+}
+
+/** The dsh ACP agent, ready to serve one connection. */
+export interface AcpServer {
+  /**
+   * Serves the protocol over a byte stream pair (NDJSON, one JSON-RPC frame a line).
+   *
+   * @param output Where frames to the client are written (the agent's stdout).
+   * @param input Where frames from the client are read (the agent's stdin).
+   * @returns The connection.
+   */
+  connect(
+    output: WritableStream<Uint8Array>,
+    input: ReadableStream<Uint8Array>,
+  ): AcpServerConnection;
 }
 
 interface LiveSession {
@@ -98,23 +129,22 @@ function invalidParams(message: string): RequestError {
 }
 
 /**
- * Creates the ACP agent app. It listens to the context's live events (`session/event`,
- * `agent/delta`, `tool/output`) and provides `ctx.approval`, which turns an `ask` decision into
- * `session/request_permission`. One app serves one connection.
+ * Creates the ACP agent (SDK 2.x `agent()` app inside). It listens to the context's live events
+ * (`session/event`, `agent/delta`, `tool/output`) and provides `ctx.approval`, which turns an
+ * `ask` decision into `session/request_permission`. One server serves one connection.
  *
  * @param ctx The root context with `ctx.tools` provided (the tools every session sees).
  * @param options Model adapter factory, model id, sessions dir, tool mode, coalescing window.
- * @returns The app; call `.connect(stream)`.
+ * @returns The server; call `.connect(output, input)`.
  *
  * @example Usage
  * ```ts ignore
- * import { ndJsonStream } from "@agentclientprotocol/sdk";
  * import { createAcpServer } from "./server.ts";
- * const app = createAcpServer(ctx, { createAdapter, model: "deepseek-chat", sessionsDir });
- * await app.connect(ndJsonStream(Deno.stdout.writable, Deno.stdin.readable)).closed;
+ * const server = createAcpServer(ctx, { createAdapter, model: "deepseek-chat", sessionsDir });
+ * await server.connect(Deno.stdout.writable, Deno.stdin.readable).closed;
  * ```
  */
-export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): AgentApp {
+export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): AcpServer {
   const { toolMode = "native", flushMs = 50 } = options;
   const sessions = new Map<string, LiveSession>();
   let terminalOutput = false;
@@ -124,7 +154,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
   // The last notification sent per session: a turn answers only after its updates are out.
   const lastSent = new Map<string, Promise<void>>();
   function sender(sessionId: string) {
-    return function send(update: SessionUpdate): void {
+    return function send(update: SessionUpdateWire): void {
       const sent = client?.notify("session/update", { sessionId, update }).catch((error) => {
         logger.warn("Cannot send session/update", { error: String(error) });
       });
@@ -243,7 +273,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       return initializeResponse(options.agentInfo);
     });
   }
-  return app
+  app = app
     .onRequest("session/new", async ({ params }) => {
       checkCwd(params.cwd, "create a session");
       await options.ready;
@@ -320,4 +350,16 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         new DOMException("the client cancelled the turn", "AbortError"),
       );
     });
+  return {
+    connect(output, input): AcpServerConnection {
+      const connection = app.connect(ndJsonStream(output, input));
+      return {
+        closed: connection.closed,
+        close(): Promise<void> {
+          connection.close();
+          return connection.closed;
+        },
+      };
+    },
+  };
 }

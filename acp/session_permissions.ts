@@ -5,22 +5,45 @@
  *
  * @module
  */
-import type {
-  PermissionOption,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  ToolCallUpdate,
-} from "@agentclientprotocol/sdk";
 import type { ApprovalOutcome } from "../registry/types.ts";
+import type { ToolCallCardWire } from "./session_update_wire.ts";
+
+/** One choice of a permission prompt. */
+export interface PermissionOptionWire {
+  /** The id the client answers with (dsh uses the kind). */
+  readonly optionId: string;
+  /** The button label. */
+  readonly name: string;
+  /** What choosing it means. */
+  readonly kind: "allow_once" | "allow_always" | "reject_once" | "reject_always";
+}
+
+/** The params of `session/request_permission`. */
+export interface PermissionRequestWire {
+  /** The ACP session id. */
+  readonly sessionId: string;
+  /** The call's card. */
+  readonly toolCall: ToolCallCardWire;
+  /** The choices ({@linkcode PERMISSION_OPTIONS}). */
+  readonly options: PermissionOptionWire[];
+}
+
+/** The client's answer to `session/request_permission` (fields dsh does not read are allowed). */
+export interface PermissionResponseWire {
+  /** `cancelled` when the prompt was dismissed, else the chosen option. */
+  readonly outcome:
+    | { readonly outcome: "cancelled" }
+    | { readonly outcome: "selected"; readonly optionId: string };
+}
 
 /** Sends `session/request_permission` to the client. */
 export type PermissionRequester = (
-  params: RequestPermissionRequest,
+  params: PermissionRequestWire,
   signal: AbortSignal | undefined,
-) => Promise<RequestPermissionResponse>;
+) => Promise<PermissionResponseWire>;
 
 /** The four options every prompt offers (option ids equal their kinds). */
-export const PERMISSION_OPTIONS: readonly PermissionOption[] = [
+export const PERMISSION_OPTIONS: readonly PermissionOptionWire[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
   { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
@@ -72,14 +95,14 @@ export class SessionPermissions {
    */
   async ask(
     toolName: string,
-    toolCall: ToolCallUpdate,
+    toolCall: ToolCallCardWire,
     signal?: AbortSignal,
   ): Promise<ApprovalOutcome> {
     const remembered = this.#remembered.get(toolName);
     if (remembered === "allow") return "allowed-always";
     if (remembered === "reject") return "rejected";
     if (signal?.aborted) return "cancelled";
-    let response: RequestPermissionResponse;
+    let response: PermissionResponseWire;
     try {
       response = await this.#request(
         { sessionId: this.#sessionId, toolCall, options: [...PERMISSION_OPTIONS] },

@@ -5,10 +5,15 @@
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { ContentBlock } from "../tools/content.ts";
 import type { FileDiff, ToolCallView, ToolLocation, ToolResultView } from "../tools/views.ts";
 import { relativizeTitle } from "./relativize_title.ts";
+import type {
+  ToolCallContentWire,
+  ToolCallLocationWire,
+  ToolCallUpdateWire,
+  ToolCallWire,
+} from "./session_update_wire.ts";
 
 /** What the mapping needs to know about the call and the connection. */
 export interface WireOptions {
@@ -38,12 +43,6 @@ export interface ResultWireOptions extends WireOptions {
   readonly unsent?: string;
 }
 
-/** A `tool_call` or `tool_call_update` session update. */
-export type ToolWireUpdate = Extract<
-  SessionUpdate,
-  { sessionUpdate: "tool_call" | "tool_call_update" }
->;
-
 /**
  * Maps content blocks to `content` items; only text blocks map, other types are dropped.
  *
@@ -59,8 +58,8 @@ export type ToolWireUpdate = Extract<
  * ]);
  * ```
  */
-export function textItems(content: readonly ContentBlock[]): ToolCallContent[] {
-  const items: ToolCallContent[] = [];
+export function textItems(content: readonly ContentBlock[]): ToolCallContentWire[] {
+  const items: ToolCallContentWire[] = [];
   for (const block of content) {
     if (block.type === "text") {
       items.push({ type: "content", content: { type: "text", text: block.text } });
@@ -92,11 +91,14 @@ function absolute(path: string, cwd: string): string {
   return isAbsolute(path) || !isAbsolute(cwd) ? path : resolve(cwd, path);
 }
 
-function locationsOf(locations: readonly ToolLocation[], cwd: string) {
+function locationsOf(
+  locations: readonly ToolLocation[],
+  cwd: string,
+): ToolCallLocationWire[] {
   return locations.map((l) => ({ ...l, path: absolute(l.path, cwd) }));
 }
 
-function diffItems(diffs: readonly FileDiff[], cwd: string): ToolCallContent[] {
+function diffItems(diffs: readonly FileDiff[], cwd: string): ToolCallContentWire[] {
   return diffs.map((d) => ({
     type: "diff",
     path: absolute(d.path, cwd),
@@ -139,11 +141,11 @@ function terminalCwd(viewCwd: string | undefined, sessionCwd: string): string {
  * });
  * ```
  */
-export function callToWire(view: ToolCallView, options: WireOptions): ToolWireUpdate {
+export function callToWire(view: ToolCallView, options: WireOptions): ToolCallWire {
   const { toolCallId, cwd, terminalOutput } = options;
   switch (view.card) {
     case "terminal": {
-      const content: ToolCallContent[] = [];
+      const content: ToolCallContentWire[] = [];
       if (view.description !== undefined) {
         content.push({ type: "content", content: { type: "text", text: view.description } });
       }
@@ -226,7 +228,10 @@ export function callToWire(view: ToolCallView, options: WireOptions): ToolWireUp
  * });
  * ```
  */
-export function resultToWire(view: ToolResultView, options: ResultWireOptions): ToolWireUpdate {
+export function resultToWire(
+  view: ToolResultView,
+  options: ResultWireOptions,
+): ToolCallUpdateWire {
   const { toolCallId, cwd, terminalOutput, isError, streamed = "", unsent = "" } = options;
   const status = isError ? "failed" : "completed";
   switch (view.card) {

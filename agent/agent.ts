@@ -9,12 +9,15 @@ import type { Logger } from "../core/logger.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { AgentHandle, InjectOptions } from "../tools/definition.ts";
 import type { ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
-import type { AssistantBlock, FinishReason, ModelAdapter, ToolCallBlock, Usage } from "./model.ts";
+import type { ModelAdapter, ToolCallBlock } from "./model.ts";
 import type { ModelMessage } from "./model.ts";
 import type { SessionLogWarning } from "./read_session_log.ts";
 import type { ContextSource, SessionEvent, StopReason } from "./session_event.ts";
 import { SessionLog } from "./session_log.ts";
 import { MessageBuilder } from "./_message_builder.ts";
+import { errorData, invalidArgs, snapshot, textContent } from "./_agent_util.ts";
+import { checkCreateOptions } from "./_create_options.ts";
+import { stopFor, streamAnswer } from "./_stream_answer.ts";
 import { runToolBatch } from "./_tool_batch.ts";
 
 /**
@@ -79,37 +82,7 @@ export interface PromptResult {
 /** Name of the waterfall hook that extends the system prompt (Code Mode adds its SDK there). */
 export const SYSTEM_PROMPT_HOOK = "agent/system-prompt";
 
-const INVALID_ARGS = "INVALID_ARGS";
-const SESSION_ID_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 let agentCounter = 0;
-
-function textContent(content: string | readonly ContentBlock[]): ContentBlock[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
-}
-
-/** Detached JSON copy; throws TypeError for non-JSON content. */
-function snapshot(content: readonly ContentBlock[], what: string): ContentBlock[] {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(content);
-  } catch (error) {
-    throw new TypeError(`Cannot ${what}: content is not JSON-serializable: ${errorMessage(error)}`);
-  }
-  if (text === undefined) throw new TypeError(`Cannot ${what}: content is not JSON`);
-  return JSON.parse(text);
-}
-
-function invalidArgs(name: string, raw: string, error: unknown): ToolOutcome {
-  const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
-  const message = `invalid arguments: the arguments of tool "${name}" are not valid JSON (${
-    errorMessage(error)
-  }): received ${received}`;
-  return {
-    isError: true,
-    content: [{ type: "text", text: `Error: ${message}` }],
-    error: { message, code: INVALID_ARGS },
-  };
-}
 
 /**
  * An agent: runs turns against its session log. Implements the tools' {@linkcode AgentHandle}.
@@ -380,47 +353,11 @@ export class Agent implements AgentHandle {
       signal,
       ...(maxTokens === undefined ? {} : { maxTokens }),
     };
-    const content: AssistantBlock[] = [];
-    let finish: FinishReason | undefined;
-    let finishMessage: string | undefined;
-    let usage: Usage | undefined;
-    let failure: { error: unknown } | undefined;
-    try {
-      for await (const chunk of this.#options.adapter.stream(request)) {
-        switch (chunk.type) {
-          case "text":
-          case "reasoning": {
-            const last = content.at(-1);
-            if (last?.type === chunk.type) {
-              content[content.length - 1] = { type: chunk.type, text: last.text + chunk.text };
-            } else content.push({ type: chunk.type, text: chunk.text });
-            ctx.emit("agent/delta", {
-              sessionId: this.sessionId,
-              kind: chunk.type,
-              text: chunk.text,
-            });
-            break;
-          }
-          case "tool-call":
-            content.push({
-              type: "tool-call",
-              id: chunk.id,
-              name: chunk.name,
-              arguments: chunk.arguments,
-            });
-            break;
-          case "usage":
-            usage = chunk.usage;
-            break;
-          case "finish":
-            finish = chunk.reason;
-            finishMessage = chunk.message;
-            break;
-        }
-      }
-    } catch (error) {
-      failure = { error };
-    }
+    const { content, finish: reported, finishMessage, usage, failure } = await streamAnswer(
+      this.#options.adapter,
+      request,
+      (kind, text) => ctx.emit("agent/delta", { sessionId: this.sessionId, kind, text }),
+    );
     if (failure) {
       // Keep what streamed (never half a tool call: adapters emit only complete calls).
       const partial = content.filter((block) => block.type !== "tool-call");
@@ -438,7 +375,7 @@ export class Agent implements AgentHandle {
       return { stop: { stopReason: "error", error: { message: errorMessage(failure.error) } } };
     }
     const calls = content.filter((block): block is ToolCallBlock => block.type === "tool-call");
-    finish ??= calls.length > 0 ? "tool-calls" : "stop";
+    const finish = reported ?? (calls.length > 0 ? "tool-calls" : "stop");
     this.#append("assistant/message", {
       turn,
       step,
@@ -446,28 +383,8 @@ export class Agent implements AgentHandle {
       finishReason: finish,
       ...(usage ? { usage: { ...usage } } : {}),
     });
-    switch (finish) {
-      case "max-tokens":
-        return { stop: { stopReason: "max_tokens" } };
-      case "error":
-        return {
-          stop: {
-            stopReason: "error",
-            error: { message: finishMessage ?? "the model reported an error" },
-          },
-        };
-      case "content-filter":
-        return {
-          stop: {
-            stopReason: "error",
-            error: {
-              message: finishMessage ??
-                "the model provider stopped the answer with its content filter",
-              code: "CONTENT_FILTER",
-            },
-          },
-        };
-    }
+    const stop = stopFor(finish, finishMessage);
+    if (stop !== undefined) return { stop };
     if (calls.length === 0) return { stop: { stopReason: "end_turn" } };
     return { calls };
   }
@@ -523,19 +440,6 @@ export class Agent implements AgentHandle {
   }
 }
 
-function errorData(
-  error: { readonly message: string; readonly code?: string; readonly name?: string } | undefined,
-): JsonObject {
-  if (error === undefined) return {};
-  return {
-    error: {
-      message: error.message,
-      ...(error.code === undefined ? {} : { code: error.code }),
-      ...(error.name === undefined ? {} : { name: error.name }),
-    },
-  };
-}
-
 /**
  * Creates an agent bound to a new session log, or resumes one (`resume: true`).
  *
@@ -560,47 +464,8 @@ function errorData(
  * ```
  */
 export async function createAgent(ctx: AgentContext, options: CreateAgentOptions): Promise<Agent> {
-  const {
-    sessionId = crypto.randomUUID(),
-    cwd,
-    logPath,
-    logDir,
-    resume = false,
-    maxSteps = 50,
-    maxParallelToolCalls = 4,
-    syncEveryEvent = false,
-  } = options;
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
-    throw new RangeError(
-      `Cannot create agent as 'maxSteps' must be a positive integer: current value is ${maxSteps}`,
-    );
-  }
-  if (!Number.isInteger(maxParallelToolCalls) || maxParallelToolCalls < 1) {
-    throw new RangeError(
-      `Cannot create agent as 'maxParallelToolCalls' must be a positive integer: current value is ${maxParallelToolCalls}`,
-    );
-  }
-  if (logPath === undefined && logDir === undefined) {
-    throw new TypeError("Cannot create agent: 'logPath' or 'logDir' is required");
-  }
-  if (!resume && (cwd === undefined || !isAbsolute(cwd))) {
-    throw new TypeError(
-      `Cannot create agent as 'cwd' must be an absolute path: current value is ${
-        JSON.stringify(cwd)
-      }`,
-    );
-  }
-  if (logPath === undefined && !SESSION_ID_REGEXP.test(sessionId)) {
-    throw new TypeError(
-      `Cannot create agent as 'sessionId' must match ${SESSION_ID_REGEXP} to name a file in 'logDir': current value is ${
-        JSON.stringify(sessionId)
-      }`,
-    );
-  }
-  if (resume && logPath === undefined && options.sessionId === undefined) {
-    throw new TypeError("Cannot resume agent: 'logPath' or 'sessionId' is required with 'logDir'");
-  }
-  const path = logPath ?? `${logDir!.replace(/\/+$/, "")}/${sessionId}.jsonl`;
+  const { cwd, resume = false, syncEveryEvent = false } = options;
+  const { path, sessionId } = checkCreateOptions(options);
   if (resume) {
     const { log, loaded } = await SessionLog.open(path, { syncEveryEvent });
     for (const warning of loaded.warnings) {
@@ -610,8 +475,4 @@ export async function createAgent(ctx: AgentContext, options: CreateAgentOptions
   }
   const log = await SessionLog.create(path, { id: sessionId, cwd: cwd!, syncEveryEvent });
   return new Agent(ctx, log, options, { events: [], warnings: [] });
-}
-
-function isAbsolute(path: string): boolean {
-  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
 }

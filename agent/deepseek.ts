@@ -14,6 +14,7 @@ import type {
   Usage,
 } from "./model.ts";
 import { ModelRequestError } from "./model_request_error.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** Options for {@linkcode DeepSeekAdapter}. */
 export interface DeepSeekAdapterOptions {
@@ -259,7 +260,7 @@ export class DeepSeekAdapter implements ModelAdapter {
         }
         throw new ModelRequestError(
           `DeepSeek request failed after ${attempt + 1} attempts: network error: ${
-            error instanceof Error ? error.message : String(error)
+            errorMessage(error)
           }`,
           { retryable: true, cause: error },
         );
@@ -293,7 +294,7 @@ export class DeepSeekAdapter implements ModelAdapter {
         if (streamed || !retryable || attempt >= maxRetries) {
           if (error instanceof ModelRequestError) throw error;
           throw new ModelRequestError(
-            `DeepSeek stream failed: ${error instanceof Error ? error.message : String(error)}`,
+            `DeepSeek stream failed: ${errorMessage(error)}`,
             { retryable: true, cause: error },
           );
         }

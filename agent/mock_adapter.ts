@@ -7,14 +7,34 @@ import type { JsonValue } from "../core/json.ts";
 import type { ModelAdapter, ModelRequest, StreamChunk } from "./model.ts";
 
 /**
- * One scripted answer: a chunk array, a function of the request, `"hang"` (streams nothing and
- * waits for the abort) or `{ hangAfter }` (streams the chunks, then waits for the abort).
+ * One scripted answer: a chunk array, a function of the request, `"hang"` (streams the text
+ * `partial`, then waits for the abort), `"hang-slow"` (the same, but notices the abort
+ * 50 ms late, like a provider slow to close its stream) or
+ * `{ hangAfter }` (streams the chunks, then waits for the abort). A hang rejects with the
+ * abort's `signal.reason`.
  */
 export type MockEntry =
   | readonly StreamChunk[]
   | ((request: ModelRequest) => readonly StreamChunk[] | Promise<readonly StreamChunk[]>)
   | "hang"
+  | "hang-slow"
   | { readonly hangAfter: readonly StreamChunk[] };
+
+const HANG_SLOW_DELAY_MS = 50;
+const SCRIPT_EXHAUSTED_MESSAGE = "MockAdapter: script exhausted";
+
+const PARTIAL: readonly StreamChunk[] = [{ type: "text", text: "partial" }];
+
+function waitForAbort(signal: AbortSignal, delayMs: number): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = (): void => {
+      if (delayMs === 0) reject(signal.reason);
+      else setTimeout(() => reject(signal.reason), delayMs);
+    };
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+}
 
 /**
  * A {@linkcode ModelAdapter} that answers each request with the next script entry and records
@@ -61,26 +81,26 @@ export class MockAdapter implements ModelAdapter {
    *
    * @param request The request (recorded).
    * @returns The scripted chunks.
-   * @throws {Error} `MockAdapter: script exhausted after N requests` when no entry is left.
+   * @throws {Error} `MockAdapter: script exhausted` when no entry is left.
    */
   async *stream(request: ModelRequest): AsyncIterable<StreamChunk> {
     this.requests.push({ ...request, messages: [...request.messages], tools: [...request.tools] });
     const entry = this.#script.shift();
     if (entry === undefined) {
-      throw new Error(`MockAdapter: script exhausted after ${this.requests.length - 1} requests`);
+      throw new Error(SCRIPT_EXHAUSTED_MESSAGE);
     }
     const { signal } = request;
     signal.throwIfAborted();
     let chunks: readonly StreamChunk[];
-    let hang = false;
-    if (entry === "hang") {
-      chunks = [];
-      hang = true;
+    let hangDelayMs: number | undefined;
+    if (entry === "hang" || entry === "hang-slow") {
+      chunks = PARTIAL;
+      hangDelayMs = entry === "hang" ? 0 : HANG_SLOW_DELAY_MS;
     } else if (typeof entry === "function") {
       chunks = await entry(request);
     } else if ("hangAfter" in entry) {
       chunks = entry.hangAfter;
-      hang = true;
+      hangDelayMs = 0;
     } else {
       chunks = entry;
     }
@@ -88,12 +108,7 @@ export class MockAdapter implements ModelAdapter {
       signal.throwIfAborted();
       yield chunk;
     }
-    if (hang) {
-      await new Promise((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-      });
-    }
+    if (hangDelayMs !== undefined) await waitForAbort(signal, hangDelayMs);
   }
 }
 

@@ -11,6 +11,7 @@
  */
 import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
 import type { SessionEvent, SessionHeader } from "./session_event.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** Options for {@linkcode SessionLog.create}. */
 export interface CreateSessionLogOptions {
@@ -176,7 +177,7 @@ export class SessionLog {
     } catch (error) {
       throw new TypeError(
         `Cannot append "${type}" to the session log: data is not JSON-serializable: ${
-          error instanceof Error ? error.message : String(error)
+          errorMessage(error)
         }`,
         { cause: error },
       );

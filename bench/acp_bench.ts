@@ -56,7 +56,7 @@ async function streamRun(flushMs: number): Promise<{ frames: number; bytes: numb
   });
   const toClient = pipe();
   const toAgent = pipe();
-  const agentConn = app.connect(ndJsonStream(toClient.writable, toAgent.readable));
+  const agentConn = app.connect(toClient.writable, toAgent.readable);
   let frames = 0;
   let bytes = 0;
   const clientConn = client({ name: "bench" })
@@ -79,7 +79,7 @@ async function streamRun(flushMs: number): Promise<{ frames: number; bytes: numb
   await a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
   const ms = performance.now() - t0;
   clientConn.close();
-  agentConn.close();
+  await agentConn.close();
   await ctx.fiber.dispose();
   await Deno.remove(dir, { recursive: true });
   if (bytes !== CHUNKS * LINE.length) {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { errorMessage } from "../core/error_message.ts";
+
 /** What a finished capture kept. */
 export interface CaptureSummary {
   /** Total bytes written. */
@@ -142,7 +144,7 @@ export class OutputCapture {
   }
 
   #fail(error: unknown): void {
-    this.#spillError ??= error instanceof Error ? error.message : String(error);
+    this.#spillError ??= errorMessage(error);
     try {
       this.#file?.close();
     } catch { /* already closed */ }

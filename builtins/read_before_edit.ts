@@ -8,7 +8,7 @@
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { PreExecuteDecision } from "../registry/types.ts";
-import { baseDir, resolvePath } from "./_paths.ts";
+import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
 import { LocalExecutor } from "./executor.ts";
 import type { FsObservation } from "./fs_read.ts";
@@ -71,11 +71,8 @@ export const readBeforeEditPlugin: {
         decision: PreExecuteDecision,
         exec: ToolExecution,
       ): Promise<PreExecuteDecision | undefined> {
-        if (decision.kind === "deny" || !tools.has(exec.name)) return undefined;
-        const args = exec.arguments;
-        if (typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
-        const filePath = (args as { file_path?: unknown }).file_path;
-        if (typeof filePath !== "string" || filePath === "") return undefined;
+        const filePath = policyFilePath(decision, exec, tools);
+        if (filePath === undefined) return undefined;
         const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
         if (seen.get(exec.agent?.sessionId ?? "")?.has(path)) return undefined;
         // A new file has nothing to read; a missing one is the tool's own "file not found".

@@ -8,7 +8,7 @@
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { PreExecuteDecision } from "../registry/types.ts";
-import { baseDir, isInside, resolvePath } from "./_paths.ts";
+import { baseDir, isInside, policyFilePath, resolvePath } from "./_paths.ts";
 
 /** Config of {@linkcode workspacePolicyPlugin}. */
 export interface WorkspacePolicyConfig {
@@ -87,11 +87,8 @@ export const workspacePolicyPlugin: {
         decision: PreExecuteDecision,
         exec: ToolExecution,
       ): Promise<PreExecuteDecision | undefined> {
-        if (decision.kind === "deny" || !tools.has(exec.name)) return undefined;
-        const args = exec.arguments;
-        if (typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
-        const filePath = (args as { file_path?: unknown }).file_path;
-        if (typeof filePath !== "string" || filePath === "") return undefined;
+        const filePath = policyFilePath(decision, exec, tools);
+        if (filePath === undefined) return undefined;
         const rootDir = await realish(
           resolvePath(config.root ?? baseDir(exec.agent?.cwd, undefined), "/"),
         );

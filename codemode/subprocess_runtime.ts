@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import {
   type CodeRunFailureKind,
@@ -12,6 +13,7 @@ import {
   type CodeRuntime,
   resolveCodeRunLimits,
 } from "./runtime.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -69,7 +71,8 @@ function sandboxEnv(): Record<string, string> {
 
 /**
  * Creates the subprocess executor. The host needs `--allow-run` for the Deno binary; the
- * program gets no permission at all (denials are `NotCapable` errors inside the program).
+ * program gets no permission at all (denials are `NotCapable` errors inside the program). Without
+ * that permission `run` rejects with a `HarnessError` (`PERMISSION_DENIED`) naming it.
  *
  * Frames: host → sandbox `run {program}`, `result {id, ok, value | name+message}`;
  * sandbox → host `call {id, name, args}`, `log {text}`, `done {ok, value? | error}`. Every frame
@@ -131,15 +134,7 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
   let settled: { value?: JsonValue; error?: Failure } | undefined;
   const { promise: finished, resolve: finish } = Promise.withResolvers<void>();
 
-  const child = new Deno.Command(spawn.execPath, {
-    args: [...sandboxFlags(limits.heapMb), spawn.main],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    clearEnv: true,
-    env: sandboxEnv(),
-    ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
-  }).spawn();
+  const child = spawnSandbox(spawn, limits.heapMb);
 
   function settle(outcome: { value?: JsonValue; error?: Failure }): void {
     if (settled) return;
@@ -174,7 +169,7 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
         const value = await run.callTool({ name, args, index, signal: runAbort.signal });
         send({ t: "result", id, ok: true, value: String(value) });
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         send({ t: "result", id, ok: false, name, message });
       } finally {
         inFlight--;
@@ -307,6 +302,32 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
   if (settled?.error) result.error = settled.error;
   else if (settled?.value !== undefined) result.value = settled.value;
   return result;
+}
+
+/** Starts the sandbox process; a missing `--allow-run` becomes an error that names it. */
+function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
+  try {
+    return new Deno.Command(spawn.execPath, {
+      args: [...sandboxFlags(heapMb), spawn.main],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      clearEnv: true,
+      env: sandboxEnv(),
+      ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
+    }).spawn();
+  } catch (error) {
+    const what = `Cannot start the Code Mode sandbox "${spawn.execPath}"`;
+    if (error instanceof Deno.errors.NotCapable) {
+      throw new HarnessError(
+        "PERMISSION_DENIED",
+        `${what}: the agent lacks the Deno permission --allow-run=${spawn.execPath}`,
+        { cause: error },
+      );
+    }
+    const message = errorMessage(error);
+    throw new HarnessError("SPAWN_FAILED", `${what}: ${message}`, { cause: error });
+  }
 }
 
 function clip(text: string, max: number): string {

@@ -25,7 +25,7 @@ export type {
   PluginFunction,
 } from "./context.ts";
 export { HarnessError } from "./errors.ts";
-export { errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
+export { describeValue, errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
 export { isJsonSnapshot, isLosslessJson, snapshotJson } from "./json.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./json.ts";
 export { createLogger, stderrSink } from "./logger.ts";

@@ -15,7 +15,7 @@
 import { client, type SessionUpdate, type ToolCallContent } from "@agentclientprotocol/sdk";
 import { structuredPatch } from "diff";
 import { join, relative } from "node:path";
-import { spawnAgentProcess } from "../acp/agent_process.ts";
+import { spawnAgentProcess } from "../acp/_agent_process.ts";
 import { DEFAULT_CONFIG, parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 

@@ -47,9 +47,27 @@ export interface PermissionGateConfig {
   readonly fallback?: "allow" | "ask" | "deny";
 }
 
-/** Plugin name. */
-export const name = "permission-gate";
-/** The gate needs the registry. */
+/**
+ * Plugin name (the fiber's name in logs).
+ *
+ * @example Usage
+ * ```ts
+ * import { name } from "./permission_gate.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(name, "permission-gate");
+ * ```
+ */
+export const name: string = "permission-gate";
+/**
+ * The gate needs the registry: it applies once `ctx.tools` is provided.
+ *
+ * @example Usage
+ * ```ts
+ * import { inject } from "./permission_gate.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(inject, ["tools"]);
+ * ```
+ */
 export const inject: readonly string[] = ["tools"];
 
 const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;

@@ -1,11 +1,15 @@
 /**
- * Private: the job record the service keeps, its snapshot, and the event-driven wait.
+ * Private: the job record the service keeps, its producer control, snapshot, reaping and
+ * settlement, and the event-driven wait.
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
+import { HarnessError } from "../core/errors.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { OutputBuffer } from "./output_buffer.ts";
-import type { JobDetail, JobSnapshot, JobStatus } from "./types.ts";
+import { killProcessTree, processStartTime } from "./process_tree.ts";
+import type { JobControl, JobDetail, JobOutcome, JobSnapshot, JobStatus } from "./types.ts";
 
 /** One job as the service holds it. */
 export interface JobRecord {
@@ -29,24 +33,45 @@ export interface JobRecord {
   reaping?: Promise<void>;
 }
 
+/** A running record with no output, processes, readers or waiters yet. */
+export function newRecord(
+  init: Pick<JobRecord, "id" | "kind" | "label" | "owner" | "agent" | "buffer">,
+): JobRecord {
+  return {
+    ...init,
+    startedAt: new Date().toISOString(),
+    controller: new AbortController(),
+    processes: [],
+    cursors: new Map(),
+    waiters: new Set(),
+    status: "running",
+    detail: {},
+    reported: false,
+    ownerPolls: 0,
+    settled: Promise.resolve(),
+  };
+}
+
 /** Valid job kinds (tool names and more). */
 export const KIND_REGEXP: RegExp = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The inject source of completion notices. */
 export const NOTICE_SOURCE = { source: { kind: "plugin", plugin: "jobs" } } as const;
 
+/** Wakes every waiter of the record (each re-checks its condition). */
+export function wake(record: JobRecord): void {
+  for (const waiter of record.waiters) waiter();
+}
+
+/** Creates the configured spill directory, or a fresh temporary one, and returns its path. */
+export function makeSpillDir(configured: string | undefined): string {
+  if (configured === undefined) return Deno.makeTempDirSync({ prefix: "dsh_jobs_" });
+  Deno.mkdirSync(configured, { recursive: true });
+  return configured;
+}
+
 /** True for completed, failed and killed. */
 export function isTerminal(status: JobStatus): boolean {
   return status === "completed" || status === "failed" || status === "killed";
-}
-
-/** The message of a thrown value. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return "<unprintable thrown value>";
-  }
 }
 
 /** A non-consuming snapshot of a record. */
@@ -91,4 +116,131 @@ export async function waitUntil(
     record.waiters.delete(check);
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** The producer's control of a record; `wake` wakes waiters, `reap` kills tracked trees. */
+export function controlOf(
+  record: JobRecord,
+  hooks: { readonly wake: () => void; readonly reap: () => void },
+): JobControl {
+  return {
+    id: record.id,
+    signal: record.controller.signal,
+    output: {
+      write: (chunk) => {
+        if (record.buffer.closed) return;
+        record.buffer.write(chunk);
+        hooks.wake();
+      },
+    },
+    trackProcess: (pid, options) => {
+      const startTime = processStartTime(pid);
+      record.processes.push({
+        pid,
+        group: options?.group === true,
+        ...(startTime !== undefined ? { startTime } : {}),
+      });
+      if (record.status === "stopping") hooks.reap();
+    },
+    setExit: (exit) => {
+      record.detail = { ...record.detail, ...exit };
+    },
+  };
+}
+
+/**
+ * Kills every tracked process tree (SIGTERM, grace, SIGKILL), chained after any earlier reaping,
+ * and records survivors and the strongest signal used in the detail.
+ */
+export function reapProcesses(record: JobRecord, graceMs: number): void {
+  const previous = record.reaping ?? Promise.resolve();
+  const processes = [...record.processes];
+  record.reaping = previous.then(async () => {
+    const results = await Promise.all(
+      processes.map((p) =>
+        killProcessTree(p.pid, {
+          group: p.group,
+          graceMs,
+          ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
+        }).catch(() => undefined)
+      ),
+    );
+    const survivors = results.flatMap((result) => result?.survivors ?? []);
+    const signal = results.find((result) => result?.signal === "SIGKILL")?.signal ??
+      results.find((result) => result?.signal !== undefined)?.signal;
+    record.detail = {
+      ...record.detail,
+      ...(survivors.length > 0 ? { survivors } : {}),
+      ...(signal !== undefined && record.detail.signal === undefined ? { signal } : {}),
+    };
+  });
+}
+
+/** Kills what a finished job left in its process groups (for example `cmd &`). */
+export async function killLeftoverGroups(record: JobRecord, graceMs: number): Promise<void> {
+  await Promise.all(
+    record.processes.filter((p) => p.group).map((p) =>
+      killProcessTree(p.pid, {
+        group: true,
+        graceMs,
+        ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
+      }).catch(() => undefined)
+    ),
+  );
+}
+
+/**
+ * Settles a record once its producer settled: waits until every reaping confirmed its trees
+ * gone (a killed job is final only then), closes the output and sets the terminal status.
+ */
+export async function finishRecord(
+  record: JobRecord,
+  outcome: JobOutcome | void,
+  error: unknown,
+): Promise<void> {
+  while (record.reaping !== undefined) {
+    const reaping = record.reaping;
+    await reaping;
+    if (record.reaping === reaping) break;
+  }
+  record.buffer.close();
+  const exit: JobDetail = {
+    ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
+    ...(outcome?.signal !== undefined ? { signal: outcome.signal } : {}),
+  };
+  if (record.controller.signal.aborted) {
+    record.status = "killed";
+    record.detail = { ...record.detail, ...exit };
+  } else if (error !== undefined || outcome?.status === "failed") {
+    record.status = "failed";
+    const message = error !== undefined ? errorMessage(error) : outcome?.error;
+    record.detail = {
+      ...record.detail,
+      ...exit,
+      ...(message !== undefined ? { error: message } : {}),
+    };
+  } else {
+    record.status = "completed";
+    record.detail = { ...record.detail, ...exit };
+  }
+  record.finishedAt = new Date().toISOString();
+}
+
+/** The record of `id` if `caller` may see it (`undefined` is the embedder, which sees all). */
+export function accessRecord(
+  jobs: ReadonlyMap<string, JobRecord>,
+  id: string,
+  caller: string | undefined,
+): JobRecord {
+  const record = jobs.get(id);
+  if (record === undefined) {
+    throw new HarnessError(
+      "JOB_NOT_FOUND",
+      `unknown job ${JSON.stringify(id)}: expected an id listed by job_list`,
+    );
+  }
+  if (caller !== undefined && record.owner !== undefined && record.owner !== caller) {
+    throw new HarnessError("JOB_FORBIDDEN", `job ${id} belongs to another session`);
+  }
+  return record;
 }

@@ -4,47 +4,36 @@
  *
  * @module
  */
-import { HarnessError } from "../core/errors.ts";
-import type { AgentHandle } from "../tools/definition.ts";
-import { formatJobStatus } from "./job_status.ts";
+import { formatJobNotice } from "./job_status.ts";
 import { OutputBuffer } from "./output_buffer.ts";
-import { killProcessTree, processStartTime } from "./process_tree.ts";
 import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 import {
+  accessRecord,
+  controlOf,
+  finishRecord,
   isTerminal,
   type JobRecord,
+  killLeftoverGroups,
   KIND_REGEXP,
-  messageOf,
+  makeSpillDir,
+  newRecord,
   NOTICE_SOURCE,
+  reapProcesses,
   snapshotOf,
   waitUntil,
+  wake,
 } from "./_job_record.ts";
 import type {
-  JobControl,
-  JobDetail,
   JobKiller,
   JobKillResult,
   JobOutcome,
   JobRead,
   JobReadOptions,
+  JobServiceOptions,
   JobSnapshot,
   JobStartOptions,
 } from "./types.ts";
-
-/** Options for {@linkcode JobService}. */
-export interface JobServiceOptions {
-  /** Directory for the per-job output files. @default {a fresh `Deno.makeTempDir` directory, made on first use} */
-  readonly spillDir?: string;
-  /** Newest output bytes kept in memory per job. @default {1048576} */
-  readonly windowBytes?: number;
-  /** SIGTERM → SIGKILL grace for tracked process trees. @default {2000} */
-  readonly killGraceMs?: number;
-  /** How long `kill()` waits for the producer to settle before answering `stopping`. @default {10000} */
-  readonly killWaitMs?: number;
-  /** Finds the agent of a bare session-id owner, for notices. @default {() => undefined} */
-  readonly agentFor?: (sessionId: string) => AgentHandle | undefined;
-}
 
 /**
  * The jobs service. One instance per harness (the `jobsPlugin` provides it as `ctx.jobs`).
@@ -115,53 +104,24 @@ export class JobService implements AsyncDisposable {
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
     const id = `${kind}-${n}`;
-    const record: JobRecord = {
+    const record = newRecord({
       id,
       kind,
       label: String(label),
       owner: ownerId,
       agent,
-      startedAt: new Date().toISOString(),
       buffer: new OutputBuffer({
         spillPath: this.#spillPath(id),
         ...(this.#options.windowBytes !== undefined
           ? { windowBytes: Math.max(1, this.#options.windowBytes) }
           : {}),
       }),
-      controller: new AbortController(),
-      processes: [],
-      cursors: new Map(),
-      waiters: new Set(),
-      status: "running",
-      detail: {},
-      reported: false,
-      ownerPolls: 0,
-      settled: Promise.resolve(),
-    };
+    });
     this.#jobs.set(id, record);
-    const control: JobControl = {
-      id,
-      signal: record.controller.signal,
-      output: {
-        write: (chunk) => {
-          if (record.buffer.closed) return;
-          record.buffer.write(chunk);
-          this.#wake(record);
-        },
-      },
-      trackProcess: (pid, trackOptions) => {
-        const startTime = processStartTime(pid);
-        record.processes.push({
-          pid,
-          group: trackOptions?.group === true,
-          ...(startTime !== undefined ? { startTime } : {}),
-        });
-        if (record.status === "stopping") this.#reap(record);
-      },
-      setExit: (exit) => {
-        record.detail = { ...record.detail, ...exit };
-      },
-    };
+    const control = controlOf(record, {
+      wake: () => wake(record),
+      reap: () => this.#reap(record),
+    });
     let produced: Promise<JobOutcome | void>;
     try {
       produced = Promise.resolve(run(control));
@@ -200,7 +160,7 @@ export class JobService implements AsyncDisposable {
    * @throws {HarnessError} `JOB_NOT_FOUND` for an unknown id, `JOB_FORBIDDEN` for another session's job.
    */
   get(id: string, caller?: string): JobSnapshot {
-    return snapshotOf(this.#access(id, caller));
+    return snapshotOf(accessRecord(this.#jobs, id, caller));
   }
 
   /**
@@ -226,7 +186,7 @@ export class JobService implements AsyncDisposable {
    */
   async read(id: string, options: JobReadOptions = {}): Promise<JobRead> {
     const { cursor = 0, maxBytes = 65536, waitMs = 0, caller, signal } = options;
-    const record = this.#access(id, caller);
+    const record = accessRecord(this.#jobs, id, caller);
     if (waitMs > 0) {
       await waitUntil(
         record,
@@ -257,7 +217,7 @@ export class JobService implements AsyncDisposable {
    * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
    */
   async poll(id: string, options: Omit<JobReadOptions, "cursor"> = {}): Promise<JobRead> {
-    const record = this.#access(id, options.caller);
+    const record = accessRecord(this.#jobs, id, options.caller);
     const key = options.caller ?? "";
     const isOwner = record.owner !== undefined && options.caller === record.owner;
     // While the owner's poll is in flight, a settlement's notice waits for the poll's answer.
@@ -299,7 +259,7 @@ export class JobService implements AsyncDisposable {
       readonly signal?: AbortSignal;
     } = {},
   ): Promise<JobSnapshot> {
-    const record = this.#access(id, options.caller);
+    const record = accessRecord(this.#jobs, id, options.caller);
     await waitUntil(
       record,
       () => isTerminal(record.status),
@@ -323,7 +283,7 @@ export class JobService implements AsyncDisposable {
     options: { readonly reason?: string; readonly caller?: string } = {},
   ): Promise<JobKillResult> {
     const { reason, caller } = options;
-    const record = this.#access(id, caller);
+    const record = accessRecord(this.#jobs, id, caller);
     if (isTerminal(record.status)) {
       return { outcome: "already-finished", job: snapshotOf(record) };
     }
@@ -385,15 +345,7 @@ export class JobService implements AsyncDisposable {
         this.#options.killWaitMs ?? 10_000,
       );
       // Processes a finished job left behind in its group (for example `cmd &`) die with the owner.
-      await Promise.all(
-        record.processes.filter((p) => p.group).map((p) =>
-          killProcessTree(p.pid, {
-            group: true,
-            graceMs: this.#options.killGraceMs ?? 2000,
-            ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
-          }).catch(() => undefined)
-        ),
-      );
+      await killLeftoverGroups(record, this.#options.killGraceMs ?? 2000);
     }));
   }
 
@@ -410,32 +362,11 @@ export class JobService implements AsyncDisposable {
       new DOMException(`job ${record.id} was killed${reason ? `: ${reason}` : ""}`, "AbortError"),
     );
     this.#reap(record);
-    this.#wake(record);
+    wake(record);
   }
 
   #reap(record: JobRecord): void {
-    const graceMs = this.#options.killGraceMs ?? 2000;
-    const previous = record.reaping ?? Promise.resolve();
-    const processes = [...record.processes];
-    record.reaping = previous.then(async () => {
-      const results = await Promise.all(
-        processes.map((p) =>
-          killProcessTree(p.pid, {
-            group: p.group,
-            graceMs,
-            ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
-          }).catch(() => undefined)
-        ),
-      );
-      const survivors = results.flatMap((result) => result?.survivors ?? []);
-      const signal = results.find((result) => result?.signal === "SIGKILL")?.signal ??
-        results.find((result) => result?.signal !== undefined)?.signal;
-      record.detail = {
-        ...record.detail,
-        ...(survivors.length > 0 ? { survivors } : {}),
-        ...(signal !== undefined && record.detail.signal === undefined ? { signal } : {}),
-      };
-    });
+    reapProcesses(record, this.#options.killGraceMs ?? 2000);
   }
 
   async #settle(
@@ -443,77 +374,23 @@ export class JobService implements AsyncDisposable {
     outcome: JobOutcome | void,
     error: unknown,
   ): Promise<void> {
-    // A killed job is final only once its process trees are confirmed gone.
-    while (record.reaping !== undefined) {
-      const reaping = record.reaping;
-      await reaping;
-      if (record.reaping === reaping) break;
-    }
-    record.buffer.close();
-    const exit: JobDetail = {
-      ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
-      ...(outcome?.signal !== undefined ? { signal: outcome.signal } : {}),
-    };
-    if (record.controller.signal.aborted) {
-      record.status = "killed";
-      record.detail = { ...record.detail, ...exit };
-    } else if (error !== undefined || outcome?.status === "failed") {
-      record.status = "failed";
-      const message = error !== undefined ? messageOf(error) : outcome?.error;
-      record.detail = {
-        ...record.detail,
-        ...exit,
-        ...(message !== undefined ? { error: message } : {}),
-      };
-    } else {
-      record.status = "completed";
-      record.detail = { ...record.detail, ...exit };
-    }
-    record.finishedAt = new Date().toISOString();
-    this.#wake(record);
+    await finishRecord(record, outcome, error);
+    wake(record);
     if (record.ownerPolls === 0) this.#notify(record);
   }
 
   #notify(record: JobRecord): void {
     if (record.reported || record.agent === undefined) return;
     record.reported = true;
-    const text = `background job ${record.id} (${record.kind}: ${record.label}) finished [status: ${
-      formatJobStatus(snapshotOf(record))
-    }]. Read its output with job_output.`;
     try {
-      record.agent.inject(text, NOTICE_SOURCE);
+      record.agent.inject(formatJobNotice(snapshotOf(record)), NOTICE_SOURCE);
     } catch {
       // The owner agent was disposed: nobody is left to tell.
     }
   }
 
-  #access(id: string, caller: string | undefined): JobRecord {
-    const record = this.#jobs.get(id);
-    if (record === undefined) {
-      throw new HarnessError(
-        "JOB_NOT_FOUND",
-        `unknown job ${JSON.stringify(id)}: expected an id listed by job_list`,
-      );
-    }
-    if (caller !== undefined && record.owner !== undefined && record.owner !== caller) {
-      throw new HarnessError("JOB_FORBIDDEN", `job ${id} belongs to another session`);
-    }
-    return record;
-  }
-
-  #wake(record: JobRecord): void {
-    for (const waiter of record.waiters) waiter();
-  }
-
   #spillPath(id: string): string {
-    if (this.#spillDir === undefined) {
-      if (this.#options.spillDir !== undefined) {
-        Deno.mkdirSync(this.#options.spillDir, { recursive: true });
-        this.#spillDir = this.#options.spillDir;
-      } else {
-        this.#spillDir = Deno.makeTempDirSync({ prefix: "dsh_jobs_" });
-      }
-    }
+    this.#spillDir ??= makeSpillDir(this.#options.spillDir);
     return `${this.#spillDir}/${id}-${crypto.randomUUID().slice(0, 8)}.out`;
   }
 }

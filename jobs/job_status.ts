@@ -1,5 +1,6 @@
 /**
- * The one-line, honest status text of a job, shared by `job_output`, `job_list` and notices.
+ * The one-line, honest status text of a job, shared by `job_output`, `job_list` and notices, and
+ * the completion notice itself.
  *
  * @module
  */
@@ -67,4 +68,28 @@ export function formatJobStatus(job: JobSnapshot): string {
         exit === "" ? "" : ` (${exit})`
       }${survivors}`;
   }
+}
+
+/**
+ * The completion notice injected into the owner's session:
+ * `background job <id> (<kind>: <label>) finished [status: <status>]. Read its output with job_output.`
+ *
+ * @param job The settled job.
+ * @returns The notice text.
+ *
+ * @example Usage
+ * ```ts
+ * import { formatJobNotice } from "./job_status.ts";
+ * import { equal } from "node:assert/strict";
+ * const job = { id: "bash-3", kind: "bash", label: "npm test", startedAt: "", outputBytes: 0, reported: false };
+ * equal(
+ *   formatJobNotice({ ...job, status: "completed", detail: { exitCode: 0 } }),
+ *   "background job bash-3 (bash: npm test) finished [status: completed, exit code: 0]. Read its output with job_output.",
+ * );
+ * ```
+ */
+export function formatJobNotice(job: JobSnapshot): string {
+  return `background job ${job.id} (${job.kind}: ${job.label}) finished [status: ${
+    formatJobStatus(job)
+  }]. Read its output with job_output.`;
 }

@@ -8,7 +8,8 @@
 import type { Context, Plugin } from "../core/context.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
-import { JobService, type JobServiceOptions } from "./job_service.ts";
+import { JobService } from "./job_service.ts";
+import type { JobServiceOptions } from "./types.ts";
 import { cleanupSpillFiles, spillPolicy, type SpillPolicyOptions } from "./spill_policy.ts";
 import { jobTools, type JobToolsOptions } from "./tools.ts";
 

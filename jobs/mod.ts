@@ -17,7 +17,6 @@
  * @module
  */
 export { JobService } from "./job_service.ts";
-export type { JobServiceOptions } from "./job_service.ts";
 export type {
   JobControl,
   JobDetail,
@@ -26,11 +25,12 @@ export type {
   JobOutcome,
   JobRead,
   JobReadOptions,
+  JobServiceOptions,
   JobSnapshot,
   JobStartOptions,
   JobStatus,
 } from "./types.ts";
-export { formatJobStatus } from "./job_status.ts";
+export { formatJobNotice, formatJobStatus } from "./job_status.ts";
 export { OutputBuffer } from "./output_buffer.ts";
 export type { OutputBufferOptions, OutputSlice } from "./output_buffer.ts";
 export { killProcessTree, processStartTime, processTree } from "./process_tree.ts";

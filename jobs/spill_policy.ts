@@ -28,6 +28,8 @@ export interface SpillCut {
   readonly totalLines: number;
   /** Bytes left out of the preview. */
   readonly omittedBytes: number;
+  /** Lines with omitted bytes (whole lines when `wholeLines`, else some are cut). */
+  readonly omittedLines: number;
   /** First line (1-based) with omitted bytes. */
   readonly omittedFromLine: number;
   /** Last line with omitted bytes. */
@@ -84,6 +86,7 @@ function tailStart(bytes: Uint8Array, budget: number, floor: number): number {
  * equal(cut.preview.startsWith("line 1\n"), true);
  * equal(cut.preview.endsWith("line 1000"), true);
  * equal(cut.totalLines, 1000);
+ * equal(cut.preview.includes(`omitted ${cut.omittedBytes} bytes of ${text.length} and ${cut.omittedLines} lines of 1000`), true);
  * ```
  */
 export function cutMiddle(text: string, maxBytes: number, path: string): SpillCut | undefined {
@@ -105,10 +108,14 @@ export function cutMiddle(text: string, maxBytes: number, path: string): SpillCu
     const to = from + countLines(bytes, head, tail - 1);
     const wholeLines = (head === 0 || bytes[head - 1] === NL) && bytes[tail - 1] === NL;
     const omittedBytes = tail - head;
-    const lines = from === to ? `line ${from}` : `lines ${from}–${to}`;
-    const marker = `[output truncated: omitted ${omittedBytes} of ${bytes.length} bytes (${
+    const omittedLines = to - from + 1;
+    const range = from === to ? `line ${from}` : `lines ${from}–${to}`;
+    const counts = `omitted ${omittedBytes} bytes of ${bytes.length} ${
+      wholeLines ? "and" : "from"
+    } ${omittedLines} ${omittedLines === 1 ? "line" : "lines"} of ${totalLines}`;
+    const marker = `[output truncated: ${counts} (${
       wholeLines ? "" : "part of "
-    }${lines} of ${totalLines}). Full result: ${path} — read it with offset/limit or grep it]`;
+    }${range}). Full result: ${path} — read it with offset/limit or grep it]`;
     const headText = decoder.decode(bytes.subarray(0, head));
     const tailText = decoder.decode(bytes.subarray(tail));
     const preview = `${headText}${wholeLines || head === 0 ? "" : "\n"}${marker}\n${tailText}`;
@@ -119,6 +126,7 @@ export function cutMiddle(text: string, maxBytes: number, path: string): SpillCu
         totalBytes: bytes.length,
         totalLines,
         omittedBytes,
+        omittedLines,
         omittedFromLine: from,
         omittedToLine: to,
         wholeLines,
@@ -185,6 +193,7 @@ export function spillPolicy(options: SpillPolicyOptions = {}): PostExecuteListen
         totalBytes: cut.totalBytes,
         totalLines: cut.totalLines,
         omittedBytes: cut.omittedBytes,
+        omittedLines: cut.omittedLines,
         omittedFromLine: cut.omittedFromLine,
         omittedToLine: cut.omittedToLine,
         keptBytes: cut.totalBytes - cut.omittedBytes,

@@ -122,7 +122,7 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
   const jobKill = defineTool({
     name: "job_kill",
     description:
-      "Stop a background job and everything it started (its whole process tree), then report its final status.",
+      "Stop a background job and everything it started (its whole process tree), then report its final status. Killing a job that already finished only reports its status.",
     parameters: {
       job_id: { type: "string", required: true, description: "The job id, for example bash-3" },
       reason: { type: "string", description: "Why, recorded in the job's status" },
@@ -141,7 +141,7 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
       const text = result.outcome === "already-finished"
         ? `job ${args.job_id} had already finished ${status}`
         : result.outcome === "killed"
-        ? `killed job ${args.job_id} ${status}`
+        ? `requested cancellation of job ${args.job_id}; it stopped ${status}`
         : `requested cancellation of job ${args.job_id}; it has not stopped yet ${status}`;
       return {
         content: [{ type: "text", text }],

@@ -136,3 +136,17 @@ export interface JobKillResult {
   /** The job after the kill. */
   readonly job: JobSnapshot;
 }
+
+/** Options for `JobService`. */
+export interface JobServiceOptions {
+  /** Directory for the per-job output files. @default {a fresh `Deno.makeTempDir` directory, made on first use} */
+  readonly spillDir?: string;
+  /** Newest output bytes kept in memory per job. @default {1048576} */
+  readonly windowBytes?: number;
+  /** SIGTERM → SIGKILL grace for tracked process trees. @default {2000} */
+  readonly killGraceMs?: number;
+  /** How long `kill()` waits for the producer to settle before answering `stopping`. @default {10000} */
+  readonly killWaitMs?: number;
+  /** Finds the agent of a bare session-id owner, for notices. @default {() => undefined} */
+  readonly agentFor?: (sessionId: string) => AgentHandle | undefined;
+}

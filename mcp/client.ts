@@ -70,8 +70,16 @@ type AnyTransport = StdioClientTransport | StreamableHTTPClientTransport | SSECl
 
 /** What `exit` reports; read off the SDK transport's child process (pinned SDK 1.32.2). */
 interface ChildLike {
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+  readonly stdin?: { end(): unknown } | null;
   once(event: "exit", listener: (code: number | null, signal: string | null) => void): unknown;
 }
+
+/** How long a stdio server may take to exit after its stdin closes before it is signalled. */
+const CLOSE_GRACE_MS = 1000;
+/** Time between SIGTERM and SIGKILL when a server must be killed on close. */
+const KILL_GRACE_MS = 500;
 
 /**
  * A connected MCP server. Calls fail with a clear `MCP server "x" …` error once it is gone.
@@ -92,6 +100,8 @@ export class McpClient {
   #transport: AnyTransport;
   #timeoutMs: number;
   #pid: number | undefined;
+  #child: ChildLike | undefined;
+  #exited: Promise<void> = Promise.resolve();
   #closeReason: string | undefined;
   #closing = false;
 
@@ -114,6 +124,7 @@ export class McpClient {
    * @param config The server entry.
    * @param options Callbacks, cancellation and handshake deadline.
    * @returns The connected client.
+   * @throws {HarnessError} `PERMISSION_DENIED` naming `--allow-run=<command>` when Deno may not start it.
    * @throws {Error} When the process cannot start or the handshake fails; the process is closed first.
    */
   static async connect(
@@ -151,8 +162,12 @@ export class McpClient {
         await start();
         self.#pid = transport.pid ?? undefined;
         const child = (transport as unknown as { _process?: ChildLike })._process;
+        self.#child = child;
+        const exited = Promise.withResolvers<void>();
+        self.#exited = exited.promise;
         child?.once("exit", (code, sig) => {
           exitReason = sig !== null ? `was killed by ${sig}` : `exited with code ${code}`;
+          exited.resolve();
         });
       };
     }
@@ -166,10 +181,15 @@ export class McpClient {
       await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
       await self.close();
-      throw new Error(
-        `Cannot connect to MCP server ${JSON.stringify(name)}: ${errorMessage(error)}`,
-        { cause: error },
-      );
+      const where = `Cannot connect to MCP server ${JSON.stringify(name)}`;
+      if (error instanceof Deno.errors.NotCapable && "command" in config) {
+        throw new HarnessError(
+          "PERMISSION_DENIED",
+          `${where}: the agent lacks the Deno permission --allow-run=${config.command}`,
+          { cause: error },
+        );
+      }
+      throw new Error(`${where}: ${errorMessage(error)}`, { cause: error });
     }
     return self;
   }
@@ -259,20 +279,31 @@ export class McpClient {
   }
 
   /**
-   * Closes the connection and stops the server process (stdin EOF, then SIGTERM, then SIGKILL).
-   * Processes the server started (a wrapper such as `npx` or `sh -c`) that outlive it are then
-   * killed too, so nothing is left behind.
+   * Closes the connection and stops the server process: stdin EOF, then (after 1 s) SIGTERM and
+   * SIGKILL to the server and every process it started (a wrapper such as `npx` or `sh -c`
+   * keeps its own children), so nothing is left behind and close never waits on the SDK's
+   * longer fixed grace periods.
    */
   async close(): Promise<void> {
     this.#closing = true;
     this.#closeReason ??= "was closed by the harness";
     const pid = this.#pid;
-    const descendants = pid === undefined ? [] : descendantsOf(pid);
+    const tree = pid === undefined ? [] : treeOf(pid);
+    const child = this.#child;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        child.stdin?.end();
+      } catch { /* already closed */ }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
+      await Promise.race([this.#exited, grace]);
+      clearTimeout(timer);
+    }
+    for (const member of tree) {
+      await killProcessTree(member, { graceMs: KILL_GRACE_MS }).catch(() => {});
+    }
     await this.#client.close().catch(() => {});
     await this.#transport.close().catch(() => {});
-    for (const child of descendants) {
-      await killProcessTree(child, { graceMs: 500 }).catch(() => {});
-    }
   }
 
   #exitedError(tool: string, when: "before" | "during", cause?: unknown): HarnessError {
@@ -286,12 +317,12 @@ export class McpClient {
   }
 }
 
-/** Living descendants of `pid` (from the process table; none when it cannot be read). */
-function descendantsOf(pid: number): number[] {
+/** `pid` and its living descendants, root first (just `pid` when the table cannot be read). */
+function treeOf(pid: number): number[] {
   try {
-    return processTree(pid).filter((child) => child !== pid);
+    return processTree(pid);
   } catch {
-    return [];
+    return [pid];
   }
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
+import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { contentText } from "../tools/content.ts";
@@ -109,7 +110,7 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
         registered.push(tools.register(definition));
         names.push(definition.name);
       } catch (error) {
-        logger.warn(`MCP server "${name}": tool "${info.name}" skipped: ${messageOf(error)}`);
+        logger.warn(`MCP server "${name}": tool "${info.name}" skipped: ${errorMessage(error)}`);
       }
     }
     return names;
@@ -174,8 +175,8 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
       });
     } catch (error) {
       if (stop.signal.aborted) return;
-      logger.warn(messageOf(error), stderrTail === "" ? undefined : { stderr: stderrTail });
-      scheduleReconnect(messageOf(error));
+      logger.warn(errorMessage(error), stderrTail === "" ? undefined : { stderr: stderrTail });
+      scheduleReconnect(errorMessage(error));
       return;
     }
     if (stop.signal.aborted) return void await self.close();
@@ -245,8 +246,4 @@ function mcpToolDefinition(ctx: Context, client: McpClient, info: McpToolInfo): 
 
 function pidOf(client: McpClient): { pid?: number } {
   return client.pid === undefined ? {} : { pid: client.pid };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

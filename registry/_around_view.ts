@@ -4,8 +4,8 @@
  *
  * @module
  */
+import { describeValue } from "../core/error_message.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import { describe } from "./_outcome.ts";
 import type { AroundExecution } from "./types.ts";
 
 /** A wrapper view and a reader of its current signal. */
@@ -26,7 +26,7 @@ const handler: ProxyHandler<{ signal: AbortSignal }> = {
     if (!(value instanceof AbortSignal)) {
       throw new TypeError(
         `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
-          describe(value)
+          describeValue(value)
         }`,
       );
     }

@@ -4,9 +4,12 @@
  * Calls with the same `timeoutMs` expire in arrival order, so each duration keeps a FIFO set and
  * arms a single timer for its oldest entry. Adding and cancelling are set operations; the timer
  * is cleared as soon as a bucket is empty, so nothing outlives the calls that needed it.
+ * {@linkcode settle} bounds how long a body may ignore its aborted signal.
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
+import type { Logger } from "../core/logger.ts";
 
 interface Entry {
   readonly due: number;
@@ -60,4 +63,47 @@ function expire(ms: number, bucket: Bucket): void {
     }
   }
   if (bucket.entries.size === 0 && buckets.get(ms) === bucket) buckets.delete(ms);
+}
+
+/** What {@linkcode settle} resolves to when the body outlived its grace period. */
+export const ABANDONED: unique symbol = Symbol("abandoned");
+
+/** Options of {@linkcode settle}. */
+export interface SettleOptions {
+  /** The tool name, for the log lines. */
+  readonly name: string;
+  /** How long the body may ignore its aborted signal. */
+  readonly graceMs: number;
+  /** Where the abandonment is reported. */
+  readonly logger: Logger;
+}
+
+/** Awaits the body; once `signal` aborts, waits at most the grace period, then {@linkcode ABANDONED}. */
+export function settle(
+  promise: Promise<unknown>,
+  signal: AbortSignal,
+  options: SettleOptions,
+): Promise<unknown> {
+  const { name, graceMs, logger } = options;
+  const { promise: result, resolve, reject } = Promise.withResolvers<unknown>();
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => {
+    grace = setTimeout(() => {
+      logger.warn(
+        `tool "${name}" ignored its aborted signal for ${graceMs} ms; its promise is left to settle in the background`,
+      );
+      promise.then(
+        () => logger.info(`abandoned tool "${name}" settled after all`),
+        (error) => logger.info(`abandoned tool "${name}" failed after all: ${errorMessage(error)}`),
+      );
+      resolve(ABANDONED);
+    }, graceMs);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  promise.then(resolve, reject);
+  return result.finally(() => {
+    signal.removeEventListener("abort", onAbort);
+    if (grace !== undefined) clearTimeout(grace);
+  });
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { errorMessage } from "../core/error_message.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
@@ -15,6 +15,9 @@ type Contexts = readonly (readonly ContentBlock[])[];
 export const ABORTED_BEFORE_DISPATCH_MESSAGE = "tool call aborted before dispatch";
 /** Message of `ABORTED`. */
 export const ABORTED_MESSAGE = "tool call aborted";
+/** Message of arguments that are not lossless JSON (`INVALID_ARGS`, contracts.md §2 step 1). */
+export const NON_JSON_ARGS_MESSAGE =
+  "tool execution arguments must be losslessly JSON-serializable";
 
 /** Options of {@linkcode errorOutcome}. */
 export interface ErrorOutcomeOptions {
@@ -103,7 +106,7 @@ export function successOutcome(
 export function materializeContent(value: unknown, label: string): readonly ContentBlock[] {
   if (!Array.isArray(value)) {
     throw new TypeError(
-      `${label}: expected an array of content blocks, received ${describe(value)}`,
+      `${label}: expected an array of content blocks, received ${describeValue(value)}`,
     );
   }
   let copy: JsonValue;
@@ -124,7 +127,7 @@ export function materializeContent(value: unknown, label: string): readonly Cont
 export function materializeContexts(value: unknown, label: string): Contexts {
   if (!Array.isArray(value)) {
     throw new TypeError(
-      `${label}: expected an array of content-block arrays, received ${describe(value)}`,
+      `${label}: expected an array of content-block arrays, received ${describeValue(value)}`,
     );
   }
   return Object.freeze(
@@ -151,7 +154,7 @@ export function normalizeReturn(
     ) {
       throw new TypeError(
         `tool "${tool}" returned a malformed result: expected an array of content blocks or { content, meta }, received ${
-          describe(value)
+          describeValue(value)
         }`,
       );
     }
@@ -173,7 +176,7 @@ export function normalizeReturn(
 export function normalizeAuthored(value: unknown): ToolOutcome {
   if (typeof value !== "object" || value === null) {
     throw new TypeError(
-      `a tools/execute wrapper returned ${describe(value)}: expected a tool outcome`,
+      `a tools/execute wrapper returned ${describeValue(value)}: expected a tool outcome`,
     );
   }
   const v = value as Record<string, unknown>;
@@ -210,24 +213,9 @@ export function feedbackText(feedback: readonly ContentBlock[]): string {
     .join("\n");
 }
 
-/** A short, safe description of a value for error messages (about 200 characters at most). */
-export function describe(value: unknown): string {
-  if (value === undefined) return "undefined";
-  if (typeof value === "function") return "a function";
-  if (typeof value === "symbol" || typeof value === "bigint") return `a ${typeof value}`;
-  if (typeof value === "number") return Object.is(value, -0) ? "-0" : String(value);
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Array.isArray(value) ? "an array" : `a ${typeof value}`;
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
 function blockProblem(block: JsonValue): string | undefined {
   if (typeof block !== "object" || block === null || Array.isArray(block)) {
-    return `must be a content block object, received ${describe(block)}`;
+    return `must be a content block object, received ${describeValue(block)}`;
   }
   const b = block as Readonly<Record<string, JsonValue>>;
   switch (b.type) {
@@ -247,6 +235,6 @@ function blockProblem(block: JsonValue): string | undefined {
       }
       return undefined;
     default:
-      return `has an unknown type ${describe(b.type)}: expected "text", "image" or "resource"`;
+      return `has an unknown type ${describeValue(b.type)}: expected "text", "image" or "resource"`;
   }
 }

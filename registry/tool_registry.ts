@@ -5,33 +5,27 @@
  * @module
  */
 import { BIND_SERVICE, type Context } from "../core/context.ts";
-import { errorMessage } from "../core/error_message.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
-import type { ContentBlock } from "../tools/content.ts";
-import type { AnyToolDefinition, JsonSchema, ToolExecution } from "../tools/definition.ts";
-import { TOOL_NAME_REGEXP } from "../tools/define_tool.ts";
+import type { AnyToolDefinition, ToolExecution } from "../tools/definition.ts";
 import { aroundView } from "./_around_view.ts";
-import { addDeadline } from "./_deadline.ts";
+import { assertPositive, checkDefinition } from "./_checks.ts";
+import { ABANDONED, addDeadline, settle } from "./_deadline.ts";
+import { type CallState, checkRequest, fuse, makeExecution } from "./_execution.ts";
 import {
   aborted,
   abortedBeforeDispatch,
-  describe,
   errorOutcome,
-  feedbackText,
-  materializeContent,
-  materializeContexts,
+  NON_JSON_ARGS_MESSAGE,
   normalizeAuthored,
   normalizeReturn,
-  successOutcome,
   thrownOutcome,
 } from "./_outcome.ts";
+import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
 import type {
-  ApprovalService,
   ExecuteRequest,
   Guard,
-  PostExecuteDecision,
-  PreExecuteDecision,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -43,8 +37,17 @@ interface BackgroundWrapper {
   wrap(definition: AnyToolDefinition): AnyToolDefinition;
 }
 
-/** The reserved name of the Code Mode transport tool. */
-export const CODE_RUNNER_NAME = "run_code";
+/**
+ * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
+ *
+ * @example Usage
+ * ```ts
+ * import { CODE_RUNNER_NAME } from "./tool_registry.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(CODE_RUNNER_NAME, "run_code");
+ * ```
+ */
+export const CODE_RUNNER_NAME: string = "run_code";
 
 /** Options of {@linkcode createToolRegistry} (and the `tools` plugin's config). */
 export interface ToolRegistryOptions {
@@ -62,18 +65,6 @@ interface Entry {
   readonly definition: AnyToolDefinition;
   readonly schema: ToolSchema;
 }
-
-interface CallState {
-  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
-  readonly abortable: boolean;
-  deferred: (readonly ContentBlock[])[] | undefined;
-  settled: boolean;
-  bodyOutcome: ToolOutcome | undefined;
-}
-
-const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
-const ACCEPT: PostExecuteDecision = Object.freeze({ kind: "accept" });
-const ABANDONED: unique symbol = Symbol("abandoned");
 
 /**
  * Creates the `ctx.tools` service. Events are dispatched through `ctx` (the providing plugin's
@@ -182,7 +173,10 @@ class ToolRegistryService {
       );
     }
     if (this.#tools.has(name)) {
-      throw new HarnessError("DUPLICATE_TOOL", `tool "${name}" is already registered`);
+      throw new HarnessError(
+        "DUPLICATE_TOOL",
+        `tool "${name}" is already registered in this scope`,
+      );
     }
     const entry: Entry = { definition, schema };
     const dispose = caller.effect(() => {
@@ -212,7 +206,9 @@ class ToolRegistryService {
   #schemasFor(mode: ToolMode): readonly ToolSchema[] {
     if (mode !== "native" && mode !== "code" && mode !== "both") {
       throw new TypeError(
-        `Cannot list tool schemas: mode is ${describe(mode)}, expected "native", "code" or "both"`,
+        `Cannot list tool schemas: mode is ${
+          describeValue(mode)
+        }, expected "native", "code" or "both"`,
       );
     }
     let schemas = this.#schemas.get(mode);
@@ -229,7 +225,9 @@ class ToolRegistryService {
 
   #guard(caller: Context, guard: Guard): () => void {
     if (typeof guard !== "function") {
-      throw new TypeError(`Cannot add a guard: expected a function, received ${describe(guard)}`);
+      throw new TypeError(
+        `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
+      );
     }
     const dispose = caller.effect(() => {
       this.#guards = [...this.#guards, guard];
@@ -268,12 +266,11 @@ class ToolRegistryService {
     try {
       args = snapshotJson(request.arguments);
     } catch (error) {
+      // The exact contract text; the path and reason go to the log, not to the model.
+      ctx.logger.debug(`call "${request.callId}" to "${name}": ${errorMessage(error)}`);
       return this.#publish(
         makeExecution(request, name, null, signal, state, ctx),
-        errorOutcome(
-          `tool execution arguments must be losslessly JSON-serializable: ${errorMessage(error)}`,
-          { code: "INVALID_ARGS" },
-        ),
+        errorOutcome(NON_JSON_ARGS_MESSAGE, { code: "INVALID_ARGS" }),
         state,
       );
     }
@@ -297,80 +294,19 @@ class ToolRegistryService {
         });
       } else {
         if (signal.aborted) return this.#publish(exec, abortedBeforeDispatch(), state);
-        if (ctx.listenerCount("tools/pre-execute") > 0 || this.#guards.length > 0) {
-          outcome = await this.#policy(exec, signal);
-        }
-        if (outcome === undefined) {
-          if (signal.aborted) return this.#publish(exec, abortedBeforeDispatch(), state);
-          outcome = await this.#dispatch(entry.definition, exec, signal, state);
-        } else if (outcome === ABORTED_BEFORE_DISPATCH_OUTCOME) {
+        const policy = ctx.listenerCount("tools/pre-execute") > 0 || this.#guards.length > 0
+          ? await runPolicy(ctx, this.#guards, exec, signal)
+          : undefined;
+        if (policy === ABORTED_DURING_POLICY || (policy === undefined && signal.aborted)) {
           return this.#publish(exec, abortedBeforeDispatch(), state);
         }
+        outcome = policy ?? await this.#dispatch(entry.definition, exec, signal, state);
       }
-      if (ctx.listenerCount("tools/post-execute") > 0) outcome = await this.#post(exec, outcome);
+      if (ctx.listenerCount("tools/post-execute") > 0) outcome = await runPost(ctx, exec, outcome);
     } catch (error) {
       outcome = thrownOutcome(error, state.deferred);
     }
     return this.#publish(exec, outcome, state);
-  }
-
-  /** Pre-execute, approval and guards: a denial outcome, the abort marker, or `undefined`. */
-  async #policy(exec: ToolExecution, signal: AbortSignal): Promise<ToolOutcome | undefined> {
-    const ctx = this.#ctx;
-    const name = exec.name;
-    if (ctx.listenerCount("tools/pre-execute") > 0) {
-      const decision = checkPreDecision(
-        await ctx.waterfall<unknown>("tools/pre-execute", ALLOW, exec),
-      );
-      if (decision.kind === "deny") {
-        return denied(
-          decision.reason === "" ? `tool "${name}" was denied by policy` : decision.reason,
-        );
-      }
-      if (decision.kind === "ask") {
-        const approval = ctx.get<ApprovalService>("approval");
-        if (approval === undefined) {
-          return denied(decision.reason ?? `tool "${name}" requires approval`);
-        }
-        const answer = await approval.request(
-          exec,
-          decision.reason === undefined ? {} : { reason: decision.reason },
-        );
-        switch (answer) {
-          case "allowed-once":
-          case "allowed-always":
-            break;
-          case "rejected":
-            return denied(`the user rejected tool "${name}"`);
-          case "cancelled":
-            return signal.aborted
-              ? ABORTED_BEFORE_DISPATCH_OUTCOME
-              : denied(`approval for tool "${name}" was cancelled`);
-          case "unavailable":
-            return denied(`tool "${name}" requires approval, but no approval channel is available`);
-          default:
-            throw new TypeError(
-              `the approval service answered ${
-                describe(answer)
-              }: expected "allowed-once", "allowed-always", "rejected", "cancelled" or "unavailable"`,
-            );
-        }
-      }
-    }
-    const guards = this.#guards;
-    for (let i = 0; i < guards.length; i++) {
-      const reason: unknown = guards[i]!(exec);
-      if (reason === undefined) continue;
-      if (typeof reason !== "string") {
-        throw new TypeError(
-          `a tools guard returned ${
-            describe(reason)
-          }: expected a string (deny) or undefined (pass)`,
-        );
-      }
-      return denied(reason === "" ? `tool "${name}" was denied by a guard` : reason);
-    }
-    return undefined;
   }
 
   /** The `tools/execute` around chain (skipped without wrappers) and the body. */
@@ -420,7 +356,11 @@ class ToolRegistryService {
       const value = !isThenable(returned)
         ? returned
         : state.abortable || fused !== undefined
-        ? await this.#settle(Promise.resolve(returned), signal, name)
+        ? await settle(Promise.resolve(returned), signal, {
+          name,
+          graceMs: this.#graceMs,
+          logger: this.#ctx.logger,
+        })
         : await returned;
       if (timeout?.signal.aborted) {
         outcome = thrownOutcome(timeout.signal.reason, state.deferred);
@@ -428,8 +368,6 @@ class ToolRegistryService {
         outcome = callerSignal.aborted
           ? aborted(state.deferred)
           : thrownOutcome(signal.reason, state.deferred);
-      } else if (callerSignal.aborted) {
-        outcome = aborted(state.deferred);
       } else {
         try {
           outcome = normalizeReturn(name, value, state.deferred);
@@ -439,6 +377,8 @@ class ToolRegistryService {
             additionalContexts: state.deferred,
           });
         }
+        // Only a success is overwritten by ABORTED; a malformed result stays the tool's failure.
+        if (!outcome.isError && callerSignal.aborted) outcome = aborted(state.deferred);
       }
     } catch (error) {
       if (timeout?.signal.aborted) {
@@ -457,251 +397,11 @@ class ToolRegistryService {
     return outcome;
   }
 
-  /** Awaits the body; once its signal aborts, waits at most the grace period. */
-  #settle(
-    promise: Promise<unknown>,
-    signal: AbortSignal,
-    name: string,
-  ): Promise<unknown> {
-    const { promise: result, resolve, reject } = Promise.withResolvers<unknown>();
-    let grace: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      grace = setTimeout(() => {
-        this.#ctx.logger.warn(
-          `tool "${name}" ignored its aborted signal for ${this.#graceMs} ms; its promise is left to settle in the background`,
-        );
-        promise.then(
-          () => this.#ctx.logger.info(`abandoned tool "${name}" settled after all`),
-          (error) =>
-            this.#ctx.logger.info(
-              `abandoned tool "${name}" failed after all: ${errorMessage(error)}`,
-            ),
-        );
-        resolve(ABANDONED);
-      }, this.#graceMs);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject);
-    return result.finally(() => {
-      signal.removeEventListener("abort", onAbort);
-      if (grace !== undefined) clearTimeout(grace);
-    });
-  }
-
-  async #post(exec: ToolExecution, outcome: ToolOutcome): Promise<ToolOutcome> {
-    const decision = checkPostDecision(
-      await this.#ctx.waterfall<unknown>("tools/post-execute", ACCEPT, exec, outcome),
-    );
-    if (decision.kind === "block") {
-      const feedback = materializeContent(
-        decision.feedback,
-        "tools/post-execute returned invalid feedback",
-      );
-      const text = feedbackText(feedback);
-      return errorOutcome(text === "" ? "tool result blocked by post-execute policy" : text, {
-        code: "DENIED",
-      });
-    }
-    if (decision.content === undefined && decision.additionalContexts === undefined) return outcome;
-    const content = decision.content === undefined
-      ? outcome.content
-      : materializeContent(decision.content, "tools/post-execute returned invalid content");
-    const added = decision.additionalContexts === undefined ? [] : materializeContexts(
-      decision.additionalContexts,
-      "tools/post-execute returned invalid additionalContexts",
-    );
-    const contexts = [...(outcome.additionalContexts ?? []), ...added];
-    if (!outcome.isError) return successOutcome(content, outcome.meta, contexts);
-    return Object.freeze({
-      ...outcome,
-      content,
-      ...(contexts.length > 0 ? { additionalContexts: Object.freeze(contexts) } : {}),
-    });
-  }
-
   #publish(exec: ToolExecution, outcome: ToolOutcome, state: CallState): ToolOutcome {
     state.settled = true;
     if (this.#ctx.listenerCount("tools/result") > 0) this.#ctx.emit("tools/result", exec, outcome);
     return outcome;
   }
-}
-
-/** Marker for "approval cancelled while the caller aborted". */
-const ABORTED_BEFORE_DISPATCH_OUTCOME: ToolOutcome = abortedBeforeDispatch();
-
-function denied(reason: string): ToolOutcome {
-  return errorOutcome(reason, { code: "DENIED" });
-}
-
-function makeExecution(
-  request: ExecuteRequest,
-  name: string,
-  args: JsonValue,
-  signal: AbortSignal,
-  state: CallState,
-  ctx: Context,
-): ToolExecution {
-  const onOutput = request.onOutput;
-  let decoder: TextDecoder | undefined;
-  const exec: {
-    callId: string;
-    name: string;
-    arguments: JsonValue;
-    agent?: NonNullable<ToolExecution["agent"]>;
-    token: symbol;
-    parent?: symbol;
-    signal: AbortSignal;
-    output: ToolExecution["output"];
-    deferContext: ToolExecution["deferContext"];
-  } = {
-    callId: request.callId,
-    name,
-    arguments: args,
-    token: Symbol(name),
-    signal,
-    output: Object.freeze({
-      write(chunk: string | Uint8Array): void {
-        if (onOutput === undefined) return;
-        const text = typeof chunk === "string"
-          ? chunk
-          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
-        try {
-          onOutput(text);
-        } catch (error) {
-          ctx.logger.warn(`onOutput threw for call "${exec.callId}": ${errorMessage(error)}`);
-        }
-      },
-    }),
-    deferContext(content: readonly ContentBlock[]): void {
-      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
-      if (state.settled) {
-        ctx.logger.warn(`deferContext() after call "${exec.callId}" settled was dropped`);
-        return;
-      }
-      (state.deferred ??= []).push(blocks);
-    },
-  };
-  if (request.agent !== undefined) exec.agent = request.agent;
-  if (request.parent !== undefined) exec.parent = request.parent;
-  return Object.freeze(exec);
-}
-
-/** Why `request` cannot be executed at all (no events are published for it), if it cannot. */
-function checkRequest(request: ExecuteRequest): string | undefined {
-  if (typeof request !== "object" || request === null) {
-    return `tool execution request must be an object, received ${describe(request)}`;
-  }
-  if (typeof request.name !== "string") {
-    return `tool execution request name must be a string, received ${describe(request.name)}`;
-  }
-  if (typeof request.callId !== "string") {
-    return `tool execution request callId must be a string, received ${describe(request.callId)}`;
-  }
-  if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
-    return `tool execution request signal must be an AbortSignal, received ${
-      describe(request.signal)
-    }`;
-  }
-  return undefined;
-}
-
-function checkDefinition(definition: AnyToolDefinition): ToolSchema {
-  if (typeof definition !== "object" || definition === null) {
-    throw new TypeError(
-      `Cannot register a tool: expected a definition object, received ${describe(definition)}`,
-    );
-  }
-  const { name, description, parameters, execute } = definition;
-  if (typeof name !== "string" || !TOOL_NAME_REGEXP.test(name)) {
-    throw new TypeError(
-      `Cannot register a tool: name is ${
-        describe(name)
-      }, expected a string matching ${TOOL_NAME_REGEXP}`,
-    );
-  }
-  if (typeof description !== "string") {
-    throw new TypeError(
-      `Cannot register tool "${name}": description must be a string, received ${
-        describe(description)
-      }`,
-    );
-  }
-  if (typeof execute !== "function") {
-    throw new TypeError(
-      `Cannot register tool "${name}": execute must be a function, received ${describe(execute)}`,
-    );
-  }
-  if (definition.timeoutMs !== undefined) {
-    assertPositive(`tool "${name}" timeoutMs`, definition.timeoutMs);
-  }
-  let schema: JsonValue;
-  try {
-    schema = snapshotJson(parameters);
-  } catch (error) {
-    throw new TypeError(
-      `Cannot register tool "${name}": parameters must be lossless JSON: ${errorMessage(error)}`,
-    );
-  }
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-    throw new TypeError(
-      `Cannot register tool "${name}": parameters must be a JSON Schema object, received ${
-        describe(schema)
-      }`,
-    );
-  }
-  return Object.freeze({ name, description, parameters: schema as JsonSchema });
-}
-
-function checkPreDecision(value: unknown): PreExecuteDecision {
-  const d = value as { kind?: unknown; reason?: unknown } | null;
-  if (typeof d === "object" && d !== null) {
-    if (d.kind === "allow") return d as PreExecuteDecision;
-    if (d.kind === "deny" && typeof d.reason === "string") return d as PreExecuteDecision;
-    if (d.kind === "ask" && (d.reason === undefined || typeof d.reason === "string")) {
-      return d as PreExecuteDecision;
-    }
-  }
-  throw new TypeError(
-    `tools/pre-execute produced an invalid decision ${
-      describe(value)
-    }: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?}`,
-  );
-}
-
-function checkPostDecision(value: unknown): PostExecuteDecision {
-  const d = value as { kind?: unknown } | null;
-  if (typeof d === "object" && d !== null && (d.kind === "accept" || d.kind === "block")) {
-    return d as PostExecuteDecision;
-  }
-  throw new TypeError(
-    `tools/post-execute produced an invalid decision ${
-      describe(value)
-    }: expected {kind: "accept", content?, additionalContexts?} or {kind: "block", feedback}`,
-  );
-}
-
-/** A controller aborted by the first of `sources`, with listeners removed by `release()`. */
-function fuse(sources: readonly AbortSignal[]): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const aborted = sources.find((s) => s.aborted);
-  if (aborted !== undefined) {
-    controller.abort(aborted.reason);
-    return { signal: controller.signal, release() {} };
-  }
-  const listeners = sources.map((source) => {
-    const listener = () => controller.abort(source.reason);
-    source.addEventListener("abort", listener, { once: true });
-    return listener;
-  });
-  return {
-    signal: controller.signal,
-    release() {
-      for (let i = 0; i < sources.length; i++) {
-        sources[i]!.removeEventListener("abort", listeners[i]!);
-      }
-    },
-  };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -714,14 +414,6 @@ function isAbortError(error: unknown): boolean {
     return error instanceof Error && error.name === "AbortError";
   } catch {
     return false;
-  }
-}
-
-function assertPositive(what: string, value: number): void {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(
-      `Cannot use ${what}: current value is ${describe(value)}, expected a positive finite number`,
-    );
   }
 }
 

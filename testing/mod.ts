@@ -3,7 +3,8 @@
  * model.
  *
  * - {@linkcode MockAdapter}: answers each request with the next script entry (chunk arrays,
- *   functions of the request, `"hang"` until aborted) and records every request.
+ *   functions of the request, `"hang"` / `"hang-slow"` / `{ hangAfter }` until aborted) and
+ *   records every request; an exhausted script throws `MockAdapter: script exhausted`.
  * - {@linkcode textResponse}, {@linkcode toolCallResponse}, {@linkcode multiCall},
  *   {@linkcode maxTokensResponse}: ready-made answers.
  *

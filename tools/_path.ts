@@ -50,16 +50,3 @@ export class Violations {
     else if (this.list.length === MAX_VIOLATIONS) this.list.push(MORE_VIOLATIONS);
   }
 }
-
-/** Prints a received value for a message, cut to about 200 characters. */
-export function showValue(value: unknown): string {
-  if (typeof value === "number") return Object.is(value, -0) ? "-0" : String(value);
-  if (typeof value === "function") return "a function";
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}

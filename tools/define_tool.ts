@@ -3,15 +3,25 @@
  *
  * @module
  */
+import { describeValue } from "../core/error_message.ts";
 import type { ExecuteReturn, ToolDefinition, ToolExecution, ToolResult } from "./definition.ts";
 import type { InferArgs } from "./infer.ts";
 import { checkParameters, type ParametersSpec } from "./schema.ts";
 import { ToolArgsError } from "./tool_args_error.ts";
 import { compileValidator } from "./validate.ts";
-import { showValue } from "./_path.ts";
 import type { ToolCallView, ToolResultView } from "./views.ts";
 
-/** Tool names the model can call. */
+/**
+ * Tool names the model can call: 1 to 64 letters, digits, `_` or `-`.
+ *
+ * @example Usage
+ * ```ts
+ * import { TOOL_NAME_REGEXP } from "./define_tool.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(TOOL_NAME_REGEXP.test("read_file"), true);
+ * equal(TOOL_NAME_REGEXP.test("read file"), false);
+ * ```
+ */
 export const TOOL_NAME_REGEXP: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -116,7 +126,7 @@ export function defineTool<const P extends ParametersSpec>(
   if (typeof name !== "string" || !TOOL_NAME_REGEXP.test(name)) {
     throw new TypeError(
       `Cannot define tool: name must match ${TOOL_NAME_REGEXP}: current value is ${
-        showValue(name)
+        describeValue(name)
       }`,
     );
   }
@@ -124,19 +134,19 @@ export function defineTool<const P extends ParametersSpec>(
   if (typeof description !== "string" || description.trim() === "") {
     throw new TypeError(
       `${where}: description must be a non-empty string: current value is ${
-        showValue(description)
+        describeValue(description)
       }`,
     );
   }
   if (typeof execute !== "function") {
     throw new TypeError(
-      `${where}: execute must be a function: current value is ${showValue(execute)}`,
+      `${where}: execute must be a function: current value is ${describeValue(execute)}`,
     );
   }
   for (const [key, value] of Object.entries({ presentCall, presentResult, isConcurrencySafe })) {
     if (value !== undefined && typeof value !== "function") {
       throw new TypeError(
-        `${where}: ${key} must be a function: current value is ${showValue(value)}`,
+        `${where}: ${key} must be a function: current value is ${describeValue(value)}`,
       );
     }
   }
@@ -146,13 +156,13 @@ export function defineTool<const P extends ParametersSpec>(
   ) {
     throw new RangeError(
       `${where}: timeoutMs must be a positive finite number: current value is ${
-        showValue(timeoutMs)
+        describeValue(timeoutMs)
       }`,
     );
   }
   if (background !== undefined && typeof background !== "boolean") {
     throw new TypeError(
-      `${where}: background must be a boolean: current value is ${showValue(background)}`,
+      `${where}: background must be a boolean: current value is ${describeValue(background)}`,
     );
   }
   const spec = checkParameters(options.parameters);

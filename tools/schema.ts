@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { JsonValue } from "../core/json.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
+import { type JsonValue, snapshotJson } from "../core/json.ts";
 import { HarnessError } from "../core/errors.ts";
-import { collectLossless, isPlainArray, isPlainObject } from "./_lossless.ts";
-import { showValue, Violations } from "./_path.ts";
+import { isPlainArray, isPlainObject } from "./_lossless.ts";
 
 /** Annotations every spec node may carry. They are emitted for the model and never applied. */
 export interface SpecAnnotations {
@@ -175,7 +175,18 @@ export class SchemaSpecError extends HarnessError {
   }
 }
 
-/** Deepest spec nesting accepted (ajv compiles schemas recursively). */
+/**
+ * Deepest spec nesting accepted (ajv compiles schemas recursively); deeper values use `json`.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkParameters, MAX_SPEC_DEPTH } from "./schema.ts";
+ * import { throws } from "node:assert/strict";
+ * let spec: object = { type: "string" };
+ * for (let i = 0; i <= MAX_SPEC_DEPTH; i++) spec = { type: "array", items: spec };
+ * throws(() => checkParameters({ deep: spec as never }), /nests deeper than 64 levels/);
+ * ```
+ */
 export const MAX_SPEC_DEPTH = 64;
 
 const SCALAR_TYPES = ["string", "number", "integer", "boolean", "null"] as const;
@@ -239,7 +250,7 @@ function checkRecord(
   depth: number,
 ): Record<string, unknown> {
   if (typeof record !== "object" || record === null || !isPlainObject(record)) {
-    fail(path, `must be a plain object mapping names to specs: received ${showValue(record)}`);
+    fail(path, `must be a plain object mapping names to specs: received ${describeValue(record)}`);
   }
   const copy: Record<string, unknown> = {};
   for (const name of Object.keys(record)) {
@@ -257,7 +268,7 @@ function checkNode(
   isProperty: boolean,
 ): Readonly<Record<string, unknown>> {
   if (typeof node !== "object" || node === null || !isPlainObject(node)) {
-    fail(path, `must be a spec object such as { type: "string" }: received ${showValue(node)}`);
+    fail(path, `must be a spec object such as { type: "string" }: received ${describeValue(node)}`);
   }
   if (ancestors.has(node)) fail(path, "is circular: it refers to an enclosing spec");
   if (depth >= MAX_SPEC_DEPTH) {
@@ -274,7 +285,7 @@ function checkNode(
     if (!isPlainArray(branches) || branches.length < 2) {
       fail(
         `${path}.oneOf`,
-        `must be an array of at least 2 specs: received ${showValue(branches)}`,
+        `must be an array of at least 2 specs: received ${describeValue(branches)}`,
       );
     }
     copy.oneOf = Object.freeze(
@@ -286,10 +297,13 @@ function checkNode(
   } else {
     const type = spec.type;
     if (!("type" in spec)) {
-      fail(path, `must have a "type" or a "oneOf": received ${showValue(spec)}`);
+      fail(path, `must have a "type" or a "oneOf": received ${describeValue(spec)}`);
     }
     if (typeof type !== "string" || !(TYPES as readonly string[]).includes(type)) {
-      fail(`${path}.type`, `must be one of ${showValue(TYPES)}: received ${showValue(type)}`);
+      fail(
+        `${path}.type`,
+        `must be one of ${describeValue(TYPES)}: received ${describeValue(type)}`,
+      );
     }
     allowed = KEYS_BY_TYPE[type]!;
     copy.type = type;
@@ -305,7 +319,7 @@ function checkNode(
         if (typeof spec.additionalProperties !== "boolean") {
           fail(
             `${path}.additionalProperties`,
-            `must be a boolean: received ${showValue(spec.additionalProperties)}`,
+            `must be a boolean: received ${describeValue(spec.additionalProperties)}`,
           );
         }
         copy.additionalProperties = spec.additionalProperties;
@@ -319,7 +333,7 @@ function checkNode(
         fail(`${path}.required`, "is only allowed on a parameter or an object property");
       }
       if (spec.required !== true) {
-        fail(`${path}.required`, `must be true: received ${showValue(spec.required)}`);
+        fail(`${path}.required`, `must be true: received ${describeValue(spec.required)}`);
       }
       copy.required = true;
     } else if (ANNOTATIONS.includes(key)) {
@@ -341,7 +355,7 @@ function checkScalar(
   if ("enum" in spec) {
     const members = spec.enum;
     if (!isPlainArray(members) || members.length === 0) {
-      fail(`${path}.enum`, `must be a non-empty array: received ${showValue(members)}`);
+      fail(`${path}.enum`, `must be a non-empty array: received ${describeValue(members)}`);
     }
     for (let i = 0; i < members.length; i++) {
       checkScalarValue(members[i], type, `${path}.enum[${i}]`);
@@ -354,7 +368,7 @@ function checkScalar(
     if (members !== undefined && !members.includes(spec.const)) {
       fail(
         `${path}.const`,
-        `must be a member of enum ${showValue(members)}: received ${showValue(spec.const)}`,
+        `must be a member of enum ${describeValue(members)}: received ${describeValue(spec.const)}`,
       );
     }
     copy.const = spec.const;
@@ -379,33 +393,24 @@ function checkScalarValue(value: unknown, type: string, path: string): void {
       : type === "null"
       ? "null"
       : `a ${type}`;
-    fail(path, `must be ${expected}: received ${showValue(value)}`);
+    fail(path, `must be ${expected}: received ${describeValue(value)}`);
   }
 }
 
 function checkAnnotation(value: unknown, path: string, key: string): unknown {
   if ((key === "description" || key === "title") && typeof value !== "string") {
-    fail(path, `must be a string: received ${showValue(value)}`);
+    fail(path, `must be a string: received ${describeValue(value)}`);
   }
   if (key === "examples" && !isPlainArray(value)) {
-    fail(path, `must be an array of JSON values: received ${showValue(value)}`);
+    fail(path, `must be an array of JSON values: received ${describeValue(value)}`);
   }
-  const out = new Violations();
-  collectLossless(value, "", out);
-  if (out.list.length > 0) {
-    fail(path, `must be lossless JSON: ${out.list[0]!.replace(/^arguments /, "value ")}`);
+  try {
+    return snapshotJson(value);
+  } catch (error) {
+    const reason = errorMessage(error).replace(
+      /^Cannot snapshot (?:the value|"(.*)") as lossless JSON: /,
+      (_match, at: string | undefined) => at === undefined ? "" : `at "${at}": `,
+    );
+    return fail(path, `must be lossless JSON: ${reason}`);
   }
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === "object" && item !== null && !Object.isFrozen(item)) {
-      Object.freeze(item);
-      for (const child of Object.values(item)) stack.push(child);
-    }
-  }
-  return value;
 }

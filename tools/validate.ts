@@ -14,6 +14,7 @@ import {
   isPlainObject,
   scalarViolation,
 } from "./_lossless.ts";
+import { errorMessage } from "../core/error_message.ts";
 import { isJsonSnapshot } from "../core/json.ts";
 import { childPath, indexPath, quotePath, Violations } from "./_path.ts";
 
@@ -101,7 +102,7 @@ export function compileValidator(parameters: ParametersSpec): ArgsValidator {
     try {
       walk(root, args, "", out, []);
     } catch (error) {
-      out.add(`arguments could not be read: ${describe(error)}`);
+      out.add(`arguments could not be read: ${errorMessage(error).slice(0, 200)}`);
     }
     if (out.list.length === 0) {
       // Deeper than the fast check goes, and the walk found it lossless.
@@ -262,15 +263,6 @@ function article(type: string): string {
       return "null";
     default:
       return `a ${type}`;
-  }
-}
-
-function describe(error: unknown): string {
-  try {
-    const text = error instanceof Error ? error.message : String(error);
-    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  } catch {
-    return "<unprintable thrown value>";
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { client, type RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { dirname, join } from "node:path";
-import { type AgentProcess, spawnAgentProcess } from "../../acp/agent_process.ts";
+import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 

@@ -1,6 +1,7 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import {
   client,
+  ndJsonStream,
   type RequestPermissionRequest,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
@@ -85,7 +86,10 @@ async function setup(
         ? options.answer(params)
         : { outcome: { outcome: "selected", optionId: "allow_once" } };
     });
-  const connection = clientApp.connect(app);
+  const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const toAgent = new TransformStream<Uint8Array, Uint8Array>();
+  const server = app.connect(toClient.writable, toAgent.readable);
+  const connection = clientApp.connect(ndJsonStream(toAgent.writable, toClient.readable));
   return {
     ctx,
     updates,
@@ -94,6 +98,7 @@ async function setup(
     async close() {
       connection.close();
       await connection.closed.catch(() => {});
+      await server.close().catch(() => {});
       await ctx.fiber.dispose();
     },
   };

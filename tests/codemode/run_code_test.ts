@@ -176,6 +176,7 @@ Deno.test("code mode denies direct calls and lists only run_code", async () => {
     mode: "code",
   });
   equal(direct.error?.code, "UNKNOWN_TOOL");
+  ok(text(direct).includes("from inside a `run_code` program instead"), text(direct));
   deepEqual(ctx.tools.schemas({ mode: "code" }).map((s) => s.name), ["run_code"]);
   await ctx.fiber.dispose();
 });

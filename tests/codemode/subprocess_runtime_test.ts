@@ -1,4 +1,4 @@
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
 import type { CodeRunOptions, CodeToolCall } from "../../codemode/runtime.ts";
 import { tempDir } from "../_helpers.ts";
@@ -235,4 +235,18 @@ Deno.test("subprocessRuntime() keeps the host's stdout clean, even with a fresh 
   const kinds = JSON.parse(lines[0]!);
   equal(kinds[0], "invalid-output");
   equal(kinds[1], 'ok:"pong"');
+});
+
+Deno.test({
+  name: "subprocessRuntime() names the missing --allow-run permission instead of crashing",
+  permissions: { read: true, env: true, run: false },
+  async fn() {
+    const execPath = Deno.execPath();
+    await rejects(subprocessRuntime({ execPath }).run({ program: "return 1", callTool: echo }), {
+      name: "HarnessError",
+      code: "PERMISSION_DENIED",
+      message:
+        `Cannot start the Code Mode sandbox "${execPath}": the agent lacks the Deno permission --allow-run=${execPath}`,
+    });
+  },
 });

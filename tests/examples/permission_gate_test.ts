@@ -3,6 +3,7 @@ import * as permissionGate from "../../examples/permission_gate.ts";
 import { createPermissionGate, matchGlob } from "../../examples/permission_gate.ts";
 import { createHarness } from "../../registry/mod.ts";
 import type { ApprovalService } from "../../registry/types.ts";
+import { fakeAgent } from "../registry/_harness.ts";
 
 Deno.test("permission gate plugin allows, asks and denies by tool glob and argument pattern", async (t) => {
   const ctx = await createHarness({ logSink: () => {} });
@@ -64,7 +65,12 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
     ];
     for (const [label, name, args, expected] of cases) {
       await t.step(label, async () => {
-        const outcome = await ctx.tools.execute({ callId: label, name, arguments: args });
+        const outcome = await ctx.tools.execute({
+          callId: label,
+          name,
+          arguments: args,
+          agent: fakeAgent(),
+        });
         equal(outcome.content[0]?.type === "text" ? outcome.content[0].text : "", expected);
       });
     }

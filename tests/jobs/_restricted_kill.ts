@@ -4,6 +4,7 @@
  * Usage: `_restricted_kill.ts <tmp dir> <mode>` where mode is "kill" or "no-ps".
  */
 import { LocalExecutor } from "../../builtins/executor.ts";
+import { JobService } from "../../jobs/job_service.ts";
 import { killProcessTree, processStartTime, processTree } from "../../jobs/process_tree.ts";
 
 const [dir = "", mode = "kill"] = Deno.args;
@@ -91,8 +92,41 @@ if (mode === "no-ps") {
   const forced = await killProcessTree(stubborn.pid, { group: true, graceMs: 100 });
   await stubborn.stdout.cancel();
   const stubbornStatus = await stubborn.status;
+  // The jobs service: a tracked detached tree, killed through JobService.kill(), which must
+  // confirm reaping (no survivors) with only ps and kill available.
+  const service = new JobService({ spillDir: `${dir}/spill`, killGraceMs: 5000 });
+  const jobPids = `${dir}/job_pids`;
+  const jobId = service.start({
+    kind: "bash",
+    label: "tree",
+    owner: "s1",
+    run: async (job) => {
+      const child = new Deno.Command("bash", {
+        args: ["-c", `sleep 326 & echo $! >> ${jobPids}; echo $$ >> ${jobPids}; echo up; wait`],
+        stdout: "piped",
+        detached: true,
+      }).spawn();
+      job.trackProcess(child.pid, { group: true });
+      for await (const chunk of child.stdout) job.output.write(chunk);
+      const status = await child.status;
+      return {
+        ...(status.signal !== null ? { signal: status.signal } : { exitCode: status.code }),
+      };
+    },
+  });
+  const jobTree = await lines(jobPids, 2);
+  const jobKill = await service.kill(jobId, { reason: "restricted", caller: "s1" });
+  await service.dispose();
   console.log(JSON.stringify({
     refused,
+    service: {
+      pids: jobTree,
+      outcome: jobKill.outcome,
+      status: jobKill.job.status,
+      signal: jobKill.job.detail.signal,
+      survivors: jobKill.job.detail.survivors ?? [],
+      killedBy: jobKill.job.detail.killedBy,
+    },
     executor: { aborted: executor.aborted, pids: executorPids },
     jobs: {
       startTime: Number.isInteger(startTime),

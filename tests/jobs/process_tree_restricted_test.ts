@@ -24,11 +24,12 @@ async function runRestricted(flags: string[], args: string[]): Promise<Record<st
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
-Deno.test("killProcessTree() falls back to ps and kill where Deno refuses /proc and Deno.kill", async () => {
+Deno.test("killProcessTree() and JobService.kill() fall back to ps and kill where Deno refuses /proc and Deno.kill", async () => {
   await using dir = await tempDir();
   const report = await runRestricted([
     "--allow-run=bash,setsid,sleep,ps,kill",
     `--allow-read=${dir.path}`,
+    `--allow-write=${dir.path}`,
   ], [dir.path, "kill"]);
   deepEqual(report.refused, { proc: "NotCapable", kill: "NotCapable" });
   const executor = report.executor as { aborted: boolean; pids: number[] };
@@ -41,6 +42,13 @@ Deno.test("killProcessTree() falls back to ps and kill where Deno refuses /proc 
   deepEqual(jobs.reused, { targeted: [], survivors: [] });
   deepEqual([jobs.signal, jobs.survivors, jobs.status], ["SIGTERM", [], "SIGTERM"]);
   deepEqual((jobs.expectedTree as number[]).filter(isAlive), []);
+  const service = report.service as Record<string, unknown>;
+  deepEqual(
+    [service.outcome, service.status, service.survivors, service.killedBy],
+    ["killed", "killed", [], "owner"],
+  );
+  equal(service.signal, "SIGTERM");
+  deepEqual((service.pids as number[]).filter(isAlive), []);
   const stubborn = report.stubborn as Record<string, unknown>;
   deepEqual([stubborn.signal, stubborn.survivors, stubborn.status], ["SIGKILL", [], "SIGKILL"]);
   deepEqual((stubborn.pids as number[]).filter(isAlive), []);

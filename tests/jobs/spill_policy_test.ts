@@ -27,10 +27,13 @@ Deno.test("cutMiddle() keeps head and tail, fits the cap and counts exactly what
   equal(cut.wholeLines, true);
   equal(cut.omittedFromLine, head!.split("\n").length);
   equal(cut.omittedToLine, 10_000 - rest!.split("\n").length + 1);
+  const keptLines = head!.split("\n").length - 1 + rest!.split("\n").length - 1;
+  equal(cut.omittedLines, 10_000 - keptLines);
+  equal(cut.omittedLines, cut.omittedToLine - cut.omittedFromLine + 1);
   ok(cut.preview.includes(
-    `[output truncated: omitted ${cut.omittedBytes} of ${
+    `[output truncated: omitted ${cut.omittedBytes} bytes of ${
       bytes(full)
-    } bytes (lines ${cut.omittedFromLine}–${cut.omittedToLine} of 10000). Full result: /spill/full.txt — read it with offset/limit or grep it]`,
+    } and ${cut.omittedLines} lines of 10000 (lines ${cut.omittedFromLine}–${cut.omittedToLine}). Full result: /spill/full.txt — read it with offset/limit or grep it]`,
   ));
   equal(cutMiddle("short", 4000, "/x"), undefined);
   throws(() => cutMiddle(full, 100, "/x"), {
@@ -46,7 +49,12 @@ Deno.test("cutMiddle() cuts a single huge line on character boundaries", () => {
   ok(bytes(cut.preview) <= 1000);
   equal(cut.wholeLines, false);
   equal(cut.preview.includes("\uFFFD"), false);
-  ok(cut.preview.includes("(part of line 1 of 1)"));
+  equal(cut.omittedLines, 1);
+  ok(cut.preview.includes(
+    `[output truncated: omitted ${cut.omittedBytes} bytes of 10000 from 1 line of 1 (part of line 1)`,
+  ));
+  const [head, tail] = cut.preview.split(/\n?\[output truncated[^\]]*\]\n/);
+  equal(cut.omittedBytes, 10_000 - bytes(head!) - bytes(tail!));
 });
 
 Deno.test("spillPolicy() caps any big text result, stores it whole and logs the cut", async () => {
@@ -98,7 +106,12 @@ Deno.test("spillPolicy() caps any big text result, stores it whole and logs the 
     equal(data.callId, "call/1");
     equal(data.totalBytes, bytes(full));
     equal(data.totalLines, 5000);
-    ok(preview.includes(`omitted ${data.omittedBytes} of ${bytes(full)} bytes`));
+    ok(preview.includes(
+      `omitted ${data.omittedBytes} bytes of ${
+        bytes(full)
+      } and ${data.omittedLines} lines of 5000 (lines ${data.omittedFromLine}–${data.omittedToLine}). Full result: ${data.path} — `,
+    ));
+    equal(data.keptBytes, bytes(full) - Number(data.omittedBytes));
     ok(String(data.path).startsWith(`${dir.path}/call_1-`));
     equal(await Deno.readTextFile(String(data.path)), full);
 

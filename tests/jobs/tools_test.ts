@@ -13,9 +13,9 @@ function text(outcome: ToolOutcome): string {
   return outcome.content.map((block) => block.type === "text" ? block.text : "").join("");
 }
 
-async function setup() {
+async function setup(config: { killWaitMs?: number } = {}) {
   const ctx = await createHarness();
-  await ctx.plugin(jobsPlugin, { spill: false, maxOutputBytes: 1000 }).ready;
+  await ctx.plugin(jobsPlugin, { spill: false, maxOutputBytes: 1000, ...config }).ready;
   const jobs = ctx.get<JobService>("jobs")!;
   const call = (name: string, args: Record<string, unknown>, agent?: AgentHandle) =>
     ctx.tools.execute({ callId: "c", name, arguments: args, ...(agent ? { agent } : {}) });
@@ -63,7 +63,10 @@ Deno.test("job_kill() kills, reports finished jobs, and respects the fence", asy
       "Error: job bash-1 belongs to another session",
     ]);
     const killed = await call("job_kill", { job_id: id, reason: "stuck" }, s1);
-    equal(text(killed), "killed job bash-1 [status: killed by the owner session: stuck]");
+    equal(
+      text(killed),
+      "requested cancellation of job bash-1; it stopped [status: killed by the owner session: stuck]",
+    );
     equal(
       text(await call("job_kill", { job_id: id }, s1)),
       "job bash-1 had already finished [status: killed by the owner session: stuck]",
@@ -76,6 +79,63 @@ Deno.test("job_kill() kills, reports finished jobs, and respects the fence", asy
       kind: "other",
     });
   } finally {
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("job_kill() says the job has not stopped yet while its producer is still settling", async () => {
+  const { ctx, jobs, call } = await setup({ killWaitMs: 0 });
+  const release = Promise.withResolvers<void>();
+  try {
+    const id = jobs.start({
+      kind: "slow",
+      label: "drain",
+      owner: "s1",
+      run: () => release.promise,
+    });
+    equal(
+      text(await call("job_kill", { job_id: id }, agentFor("s1"))),
+      "requested cancellation of job slow-1; it has not stopped yet [status: stopping (kill requested by the owner session)]",
+    );
+    release.resolve();
+    equal((await jobs.wait(id)).status, "killed");
+  } finally {
+    release.resolve();
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("job_output() returns only new output of a running job, then (no new output)", async () => {
+  const { ctx, jobs, call } = await setup();
+  const release = Promise.withResolvers<void>();
+  try {
+    const s1 = agentFor("s1");
+    let write: (text: string) => void = () => {};
+    const id = jobs.start({
+      kind: "bash",
+      label: "tail",
+      owner: "s1",
+      run: (job) => {
+        write = (chunk) => job.output.write(chunk);
+        return release.promise;
+      },
+    });
+    write("one\n");
+    equal(text(await call("job_output", { job_id: id }, s1)), "one\n[status: running]");
+    equal(text(await call("job_output", { job_id: id }, s1)), "(no new output)\n[status: running]");
+    write("two\n");
+    equal(text(await call("job_output", { job_id: id }, s1)), "two\n[status: running]");
+    // Another session's reader of an unowned job would have its own cursor; the fence stops s2.
+    const foreign = await call("job_output", { job_id: id }, agentFor("s2"));
+    equal(text(foreign), "Error: job bash-1 belongs to another session");
+    release.resolve();
+    await jobs.wait(id);
+    equal(
+      text(await call("job_output", { job_id: id }, s1)),
+      "(no new output)\n[status: completed]",
+    );
+  } finally {
+    release.resolve();
     await ctx.fiber.dispose();
   }
 });

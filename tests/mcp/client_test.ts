@@ -160,3 +160,16 @@ Deno.test("McpClient.close() also stops processes started by a wrapper command",
   equal(await isGone(shell), true);
   equal(await isGone(children[0]!), true);
 });
+
+Deno.test({
+  name: "McpClient.connect() names the missing --allow-run permission",
+  permissions: { read: true, env: true, sys: true, run: false },
+  async fn() {
+    await rejects(McpClient.connect("everything", EVERYTHING), {
+      name: "HarnessError",
+      code: "PERMISSION_DENIED",
+      message:
+        'Cannot connect to MCP server "everything": the agent lacks the Deno permission --allow-run=node',
+    });
+  },
+});

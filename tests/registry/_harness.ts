@@ -1,7 +1,12 @@
 /** Shared doubles for the registry tests (hand-written, no mocking library). */
 import type { LogRecord } from "../../core/logger.ts";
 import { createHarness, type CreateHarnessOptions, type ToolsContext } from "../../registry/mod.ts";
-import type { AnyToolDefinition, ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
+import type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  ToolExecution,
+} from "../../tools/definition.ts";
 
 /** A harness whose logs are captured instead of written to stderr. */
 export interface TestHarness extends AsyncDisposable {
@@ -44,4 +49,16 @@ export function text(
   outcome: { readonly content: readonly { type: string; text?: string }[] },
 ): string {
   return outcome.content.map((block) => block.text ?? `[${block.type}]`).join("\n");
+}
+
+/** A minimal agent double (approval needs an agent to route an `ask` through). */
+export function fakeAgent(sessionId = "s1"): AgentHandle {
+  return {
+    id: `agent-${sessionId}`,
+    sessionId,
+    cwd: "/",
+    disposed: false,
+    inject() {},
+    appendEvent() {},
+  };
 }

@@ -147,7 +147,7 @@ Deno.test("execute() cancellation codes", async (t) => {
   await using h = await harness({ abortGraceMs: 20 });
   let gate = Promise.withResolvers<void>();
   let started = Promise.withResolvers<ToolExecution>();
-  let mode: "success" | "throw-reason" | "throw-other" | "ignore" = "success";
+  let mode: "success" | "malformed" | "throw-reason" | "throw-other" | "ignore" = "success";
   let preCalls = 0;
   h.ctx.on("tools/pre-execute", () => void preCalls++);
   const results: ToolOutcome[] = [];
@@ -162,6 +162,7 @@ Deno.test("execute() cancellation codes", async (t) => {
     await new Promise((resolve) => exec.signal.addEventListener("abort", resolve, { once: true }));
     if (mode === "throw-reason") throw exec.signal.reason;
     if (mode === "throw-other") throw new Error("cleanup failed");
+    if (mode === "malformed") return "not content" as never;
     return [{ type: "text", text: "finished anyway" }];
   }));
   const run = async (): Promise<ToolOutcome> => {
@@ -219,6 +220,15 @@ Deno.test("execute() cancellation codes", async (t) => {
       error: { message: "tool call aborted", code: "ABORTED", name: "AbortError" },
       additionalContexts: [[{ type: "text", text: "note" }]],
     });
+  });
+  await t.step("a malformed result after abort stays the tool's failure", async () => {
+    mode = "malformed";
+    const outcome = await run();
+    equal(outcome.error?.code, "TOOL_ERROR");
+    equal(
+      text(outcome),
+      'Error: tool "t" returned a malformed result: expected an array of content blocks or { content, meta }, received "not content"',
+    );
   });
   await t.step("throwing the abort reason is ABORTED", async () => {
     mode = "throw-reason";

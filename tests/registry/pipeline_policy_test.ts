@@ -10,7 +10,7 @@ import type {
   PreExecuteDecision,
   ToolOutcome,
 } from "../../registry/types.ts";
-import { harness, rawTool, text } from "./_harness.ts";
+import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
 
 Deno.test("execute() runs the phases in order (recording listeners)", async () => {
   await using h = await harness();
@@ -96,7 +96,7 @@ Deno.test("tools/pre-execute ask without an approval service denies with the rea
   reason = undefined;
   equal(
     text(await h.ctx.tools.execute({ callId: "2", name: "t", arguments: {} })),
-    'Error: tool "t" requires approval',
+    'Error: tool "t" requires approval (not yet supported)',
   );
 });
 
@@ -128,12 +128,23 @@ Deno.test("tools/pre-execute ask routes to ctx.approval and maps every answer", 
       'Error: the approval service answered "maybe": expected "allowed-once", "allowed-always", "rejected", "cancelled" or "unavailable"',
     ],
   ];
+  const agent = fakeAgent();
   for (const [given, expected] of cases) {
     await t.step(given, async () => {
       answer = given;
-      equal(text(await h.ctx.tools.execute({ callId: given, name: "t", arguments: {} })), expected);
+      const outcome = await h.ctx.tools.execute({ callId: given, name: "t", arguments: {}, agent });
+      equal(text(outcome), expected);
     });
   }
+  await t.step("no agent on the call: denied without asking", async () => {
+    const before = asked.length;
+    const outcome = await h.ctx.tools.execute({ callId: "no-agent", name: "t", arguments: {} });
+    deepEqual(outcome.error, {
+      message: 'tool "t" requires approval, but the call has no agent to route it through',
+      code: "DENIED",
+    });
+    equal(asked.length, before);
+  });
   equal(runs, 2);
   deepEqual(asked[0], { name: "t", reason: "please" });
   await t.step("cancelled while the caller aborted is ABORTED_BEFORE_DISPATCH", async () => {
@@ -151,6 +162,7 @@ Deno.test("tools/pre-execute ask routes to ctx.approval and maps every answer", 
       name: "t",
       arguments: {},
       signal: controller.signal,
+      agent,
     });
     equal(text(outcome), "Error: tool call aborted before dispatch");
     deepEqual(outcome.error, {
@@ -323,4 +335,45 @@ Deno.test("a throwing tools/result observer harms nothing and is logged", async 
       'listener for "tools/result" threw: async observer broke',
     ],
   );
+});
+
+Deno.test("guard() still denies a call the user approved", async () => {
+  await using h = await harness();
+  let runs = 0;
+  h.ctx.tools.register(rawTool("t", () => {
+    runs++;
+    return [];
+  }));
+  h.ctx.on("tools/pre-execute", () => ({ kind: "ask" }));
+  h.ctx.provide("approval", { request: () => Promise.resolve("allowed-once") });
+  h.ctx.tools.guard(() => "sandbox is read-only");
+  const outcome = await h.ctx.tools.execute({
+    callId: "1",
+    name: "t",
+    arguments: {},
+    agent: fakeAgent(),
+  });
+  deepEqual(outcome.error, { message: "sandbox is read-only", code: "DENIED" });
+  equal(text(outcome), "Error: sandbox is read-only");
+  equal(runs, 0);
+});
+
+Deno.test("tools/pre-execute listeners see frozen arguments and cannot rewrite them", async () => {
+  await using h = await harness();
+  const seen: unknown[] = [];
+  h.ctx.tools.register(rawTool("t", (args) => {
+    seen.push(args);
+    return [];
+  }));
+  h.ctx.on("tools/pre-execute", (_d: PreExecuteDecision, exec: ToolExecution) => {
+    (exec.arguments as Record<string, unknown>).path = "/etc/shadow";
+  });
+  const outcome = await h.ctx.tools.execute({
+    callId: "1",
+    name: "t",
+    arguments: { path: "/tmp/a" },
+  });
+  equal(outcome.isError, true);
+  equal(outcome.error?.name, "TypeError");
+  deepEqual(seen, []);
 });

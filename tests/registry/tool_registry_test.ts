@@ -31,7 +31,7 @@ Deno.test("register() throws on duplicate names", async () => {
   throws(() => h.ctx.tools.register(rawTool("echo")), (error: unknown) => {
     ok(error instanceof HarnessError);
     equal(error.code, "DUPLICATE_TOOL");
-    equal(error.message, 'tool "echo" is already registered');
+    equal(error.message, 'tool "echo" is already registered in this scope');
     return true;
   });
 });
@@ -45,7 +45,7 @@ Deno.test("register() reserves run_code for registerCodeRunner()", async () => {
   throws(() => h.ctx.tools.registerCodeRunner(rawTool("other")), TypeError);
   h.ctx.tools.registerCodeRunner(rawTool("run_code"));
   throws(() => h.ctx.tools.registerCodeRunner(rawTool("run_code")), {
-    message: 'tool "run_code" is already registered',
+    message: 'tool "run_code" is already registered in this scope',
   });
 });
 
@@ -166,12 +166,10 @@ Deno.test("execute() never throws and rejects non-JSON arguments with INVALID_AR
     isError: true,
     content: [{
       type: "text",
-      text:
-        'Error: tool execution arguments must be losslessly JSON-serializable: Cannot snapshot "n" as lossless JSON: NaN is not a finite number',
+      text: "Error: tool execution arguments must be losslessly JSON-serializable",
     }],
     error: {
-      message:
-        'tool execution arguments must be losslessly JSON-serializable: Cannot snapshot "n" as lossless JSON: NaN is not a finite number',
+      message: "tool execution arguments must be losslessly JSON-serializable",
       code: "INVALID_ARGS",
     },
   });
@@ -296,4 +294,79 @@ Deno.test("exec.deferContext() after the body settled is dropped and logged", as
   late!.deferContext([{ type: "text", text: "too late" }]);
   equal(outcome.additionalContexts, undefined);
   ok(h.logs.some((r) => r.message === 'deferContext() after call "1" settled was dropped'));
+});
+
+Deno.test("execute() applies the lossless JSON table to arguments before any policy", async (t) => {
+  await using h = await harness();
+  const bodies: unknown[] = [];
+  h.ctx.tools.register(rawTool("t", (args) => {
+    bodies.push(args);
+    return [{ type: "text", text: "ran" }];
+  }));
+  const phases: string[] = [];
+  h.ctx.on("tools/pre-execute", () => void phases.push("pre"));
+  h.ctx.on("tools/result", () => void phases.push("result"));
+  class Point {
+    x = 1;
+  }
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const sparse = [1, 2, 3];
+  delete sparse[1];
+  const rejected: [string, unknown][] = [
+    ["undefined", { a: undefined }],
+    ["function", { f: () => 1 }],
+    ["symbol", { s: Symbol("s") }],
+    ["BigInt", { n: 1n }],
+    ["NaN", { n: NaN }],
+    ["Infinity", { n: Infinity }],
+    ["-0", { n: -0 }],
+    ["sparse array", { list: sparse }],
+    ["array with extra props", { list: Object.assign([1], { extra: true }) }],
+    ["symbol key", { [Symbol("k")]: 1 }],
+    ["non-enumerable key", Object.defineProperty({}, "hidden", { value: 1 })],
+    ["class instance", { p: new Point() }],
+    ["Map", { m: new Map() }],
+    ["Date", { d: new Date(0) }],
+    ["cycle", cyclic],
+  ];
+  for (const [label, args] of rejected) {
+    await t.step(`rejects ${label}`, async () => {
+      phases.length = 0;
+      const outcome = await h.ctx.tools.execute({ callId: label, name: "t", arguments: args });
+      deepEqual(outcome, {
+        isError: true,
+        content: [{
+          type: "text",
+          text: "Error: tool execution arguments must be losslessly JSON-serializable",
+        }],
+        error: {
+          message: "tool execution arguments must be losslessly JSON-serializable",
+          code: "INVALID_ARGS",
+        },
+      });
+      deepEqual(phases, ["result"]);
+    });
+  }
+  equal(bodies.length, 0);
+  await t.step("accepts shared references, null prototypes and reads getters once", async () => {
+    const shared = { x: 1 };
+    let reads = 0;
+    const args = {
+      a: shared,
+      b: [shared, shared],
+      n: Object.assign(Object.create(null), { k: "v" }),
+      get once() {
+        reads++;
+        return reads === 1 ? 1 : NaN;
+      },
+      toJSON: undefined,
+    };
+    delete (args as { toJSON?: unknown }).toJSON;
+    const outcome = await h.ctx.tools.execute({ callId: "ok", name: "t", arguments: args });
+    equal(text(outcome), "ran");
+    equal(reads, 1);
+    deepEqual(bodies[0], { a: { x: 1 }, b: [{ x: 1 }, { x: 1 }], n: { k: "v" }, once: 1 });
+    ok(Object.isFrozen((bodies[0] as { b: unknown[] }).b[1]));
+  });
 });

@@ -160,7 +160,13 @@ Deno.test("checkParameters() throws SchemaSpecError with path-qualified messages
       "non-JSON default",
       { a: { type: "number", default: NaN } },
       "parameters.a.default",
-      "parameters.a.default must be lossless JSON: value must be a finite JSON number",
+      "parameters.a.default must be lossless JSON: NaN is not a finite number",
+    ],
+    [
+      "nested non-JSON example",
+      { a: { type: "json", examples: [{ x: [1, undefined] }] } },
+      "parameters.a.examples",
+      'parameters.a.examples must be lossless JSON: at "[0].x[1]": undefined is not JSON',
     ],
     [
       "examples not an array",

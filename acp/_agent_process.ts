@@ -62,7 +62,7 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: stri
  * @example Usage
  * ```ts ignore
  * import { client } from "@agentclientprotocol/sdk";
- * import { spawnAgentProcess } from "./agent_process.ts";
+ * import { spawnAgentProcess } from "./_agent_process.ts";
  * await using agent = spawnAgentProcess(client(), { permissions: ["--allow-read"] });
  * await agent.connection.agent.request("initialize", { protocolVersion: 1 });
  * ```

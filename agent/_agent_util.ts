@@ -1,0 +1,48 @@
+/** Private: content snapshots and error shapes of the agent loop. */
+import { errorMessage } from "../core/error_message.ts";
+import type { JsonObject } from "../core/json.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import type { ToolOutcome } from "../registry/types.ts";
+
+const INVALID_ARGS = "INVALID_ARGS";
+
+export function textContent(content: string | readonly ContentBlock[]): ContentBlock[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+}
+
+/** Detached JSON copy; throws TypeError for non-JSON content. */
+export function snapshot(content: readonly ContentBlock[], what: string): ContentBlock[] {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(content);
+  } catch (error) {
+    throw new TypeError(`Cannot ${what}: content is not JSON-serializable: ${errorMessage(error)}`);
+  }
+  if (text === undefined) throw new TypeError(`Cannot ${what}: content is not JSON`);
+  return JSON.parse(text);
+}
+
+export function invalidArgs(name: string, raw: string, error: unknown): ToolOutcome {
+  const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
+  const message = `invalid arguments: the arguments of tool "${name}" are not valid JSON (${
+    errorMessage(error)
+  }): received ${received}`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Error: ${message}` }],
+    error: { message, code: INVALID_ARGS },
+  };
+}
+
+export function errorData(
+  error: { readonly message: string; readonly code?: string; readonly name?: string } | undefined,
+): JsonObject {
+  if (error === undefined) return {};
+  return {
+    error: {
+      message: error.message,
+      ...(error.code === undefined ? {} : { code: error.code }),
+      ...(error.name === undefined ? {} : { name: error.name }),
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/** Private: validation of createAgent's options, before anything touches the disk. */
+import type { CreateAgentOptions } from "./agent.ts";
+
+const SESSION_ID_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Validates the options and returns the log path and the session id (a fresh UUID by default). */
+export function checkCreateOptions(
+  options: CreateAgentOptions,
+): { readonly path: string; readonly sessionId: string } {
+  const {
+    sessionId = crypto.randomUUID(),
+    cwd,
+    logPath,
+    logDir,
+    resume = false,
+    maxSteps = 50,
+    maxParallelToolCalls = 4,
+  } = options;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new RangeError(
+      `Cannot create agent as 'maxSteps' must be a positive integer: current value is ${maxSteps}`,
+    );
+  }
+  if (!Number.isInteger(maxParallelToolCalls) || maxParallelToolCalls < 1) {
+    throw new RangeError(
+      `Cannot create agent as 'maxParallelToolCalls' must be a positive integer: current value is ${maxParallelToolCalls}`,
+    );
+  }
+  if (logPath === undefined && logDir === undefined) {
+    throw new TypeError("Cannot create agent: 'logPath' or 'logDir' is required");
+  }
+  if (!resume && (cwd === undefined || !isAbsolute(cwd))) {
+    throw new TypeError(
+      `Cannot create agent as 'cwd' must be an absolute path: current value is ${
+        JSON.stringify(cwd)
+      }`,
+    );
+  }
+  if (logPath === undefined && !SESSION_ID_REGEXP.test(sessionId)) {
+    throw new TypeError(
+      `Cannot create agent as 'sessionId' must match ${SESSION_ID_REGEXP} to name a file in 'logDir': current value is ${
+        JSON.stringify(sessionId)
+      }`,
+    );
+  }
+  if (resume && logPath === undefined && options.sessionId === undefined) {
+    throw new TypeError("Cannot resume agent: 'logPath' or 'sessionId' is required with 'logDir'");
+  }
+  const path = logPath ?? `${logDir!.replace(/\/+$/, "")}/${sessionId}.jsonl`;
+  return { path, sessionId };
+}
+
+function isAbsolute(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}

@@ -1,0 +1,176 @@
+/**
+ * The policy phases of the pipeline (private to registry/): `tools/pre-execute` with approval,
+ * guards, and `tools/post-execute` (contracts.md §2 steps 3, 4 and 7).
+ *
+ * @module
+ */
+import { describeValue } from "../core/error_message.ts";
+import type { Context } from "../core/context.ts";
+import type { ToolExecution } from "../tools/definition.ts";
+import {
+  errorOutcome,
+  feedbackText,
+  materializeContent,
+  materializeContexts,
+  successOutcome,
+} from "./_outcome.ts";
+import type {
+  ApprovalService,
+  Guard,
+  PostExecuteDecision,
+  PreExecuteDecision,
+  ToolOutcome,
+} from "./types.ts";
+
+/** What {@linkcode runPolicy} answers when approval was cancelled because the caller aborted. */
+export const ABORTED_DURING_POLICY: unique symbol = Symbol("aborted during policy");
+
+const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
+const ACCEPT: PostExecuteDecision = Object.freeze({ kind: "accept" });
+
+/**
+ * Pre-execute, approval and guards. Returns a denial outcome, {@linkcode ABORTED_DURING_POLICY},
+ * or `undefined` when the call may run. Throws are pipeline failures for the caller to normalize.
+ */
+export async function runPolicy(
+  ctx: Context,
+  guards: readonly Guard[],
+  exec: ToolExecution,
+  signal: AbortSignal,
+): Promise<ToolOutcome | typeof ABORTED_DURING_POLICY | undefined> {
+  const name = exec.name;
+  if (ctx.listenerCount("tools/pre-execute") > 0) {
+    const decision = checkPreDecision(
+      await ctx.waterfall<unknown>("tools/pre-execute", ALLOW, exec),
+    );
+    if (decision.kind === "deny") {
+      return denied(
+        decision.reason === "" ? `tool "${name}" was denied by policy` : decision.reason,
+      );
+    }
+    if (decision.kind === "ask") {
+      const answer = await ask(ctx, exec, decision.reason, signal);
+      if (answer !== undefined) return answer;
+    }
+  }
+  for (let i = 0; i < guards.length; i++) {
+    const reason: unknown = guards[i]!(exec);
+    if (reason === undefined) continue;
+    if (typeof reason !== "string") {
+      throw new TypeError(
+        `a tools guard returned ${
+          describeValue(reason)
+        }: expected a string (deny) or undefined (pass)`,
+      );
+    }
+    return denied(reason === "" ? `tool "${name}" was denied by a guard` : reason);
+  }
+  return undefined;
+}
+
+/** Routes an `ask` to `ctx.approval`; `undefined` means approved. */
+async function ask(
+  ctx: Context,
+  exec: ToolExecution,
+  reason: string | undefined,
+  signal: AbortSignal,
+): Promise<ToolOutcome | typeof ABORTED_DURING_POLICY | undefined> {
+  const name = exec.name;
+  const approval = ctx.get<ApprovalService>("approval");
+  if (approval === undefined) {
+    return denied(reason ?? `tool "${name}" requires approval (not yet supported)`);
+  }
+  if (exec.agent === undefined) {
+    return denied(
+      `tool "${name}" requires approval, but the call has no agent to route it through`,
+    );
+  }
+  const answer = await approval.request(exec, reason === undefined ? {} : { reason });
+  switch (answer) {
+    case "allowed-once":
+    case "allowed-always":
+      return undefined;
+    case "rejected":
+      return denied(`the user rejected tool "${name}"`);
+    case "cancelled":
+      return signal.aborted
+        ? ABORTED_DURING_POLICY
+        : denied(`approval for tool "${name}" was cancelled`);
+    case "unavailable":
+      return denied(`tool "${name}" requires approval, but no approval channel is available`);
+    default:
+      throw new TypeError(
+        `the approval service answered ${
+          describeValue(answer)
+        }: expected "allowed-once", "allowed-always", "rejected", "cancelled" or "unavailable"`,
+      );
+  }
+}
+
+/** The `tools/post-execute` waterfall applied to `outcome`. */
+export async function runPost(
+  ctx: Context,
+  exec: ToolExecution,
+  outcome: ToolOutcome,
+): Promise<ToolOutcome> {
+  const decision = checkPostDecision(
+    await ctx.waterfall<unknown>("tools/post-execute", ACCEPT, exec, outcome),
+  );
+  if (decision.kind === "block") {
+    const feedback = materializeContent(
+      decision.feedback,
+      "tools/post-execute returned invalid feedback",
+    );
+    const text = feedbackText(feedback);
+    return errorOutcome(text === "" ? "tool result blocked by post-execute policy" : text, {
+      code: "DENIED",
+    });
+  }
+  if (decision.content === undefined && decision.additionalContexts === undefined) return outcome;
+  const content = decision.content === undefined
+    ? outcome.content
+    : materializeContent(decision.content, "tools/post-execute returned invalid content");
+  const added = decision.additionalContexts === undefined ? [] : materializeContexts(
+    decision.additionalContexts,
+    "tools/post-execute returned invalid additionalContexts",
+  );
+  const contexts = [...(outcome.additionalContexts ?? []), ...added];
+  if (!outcome.isError) return successOutcome(content, outcome.meta, contexts);
+  return Object.freeze({
+    ...outcome,
+    content,
+    ...(contexts.length > 0 ? { additionalContexts: Object.freeze(contexts) } : {}),
+  });
+}
+
+function denied(reason: string): ToolOutcome {
+  return errorOutcome(reason, { code: "DENIED" });
+}
+
+function checkPreDecision(value: unknown): PreExecuteDecision {
+  const d = value as { kind?: unknown; reason?: unknown } | null;
+  if (typeof d === "object" && d !== null) {
+    if (d.kind === "allow") return d as PreExecuteDecision;
+    if (d.kind === "deny" && typeof d.reason === "string") return d as PreExecuteDecision;
+    if (d.kind === "ask" && (d.reason === undefined || typeof d.reason === "string")) {
+      return d as PreExecuteDecision;
+    }
+  }
+  throw new TypeError(
+    `tools/pre-execute produced an invalid decision ${
+      describeValue(value)
+    }: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?}`,
+  );
+}
+
+function checkPostDecision(value: unknown): PostExecuteDecision {
+  const d = value as { kind?: unknown } | null;
+  if (typeof d === "object" && d !== null && (d.kind === "accept" || d.kind === "block")) {
+    return d as PostExecuteDecision;
+  }
+  throw new TypeError(
+    `tools/post-execute produced an invalid decision ${
+      describeValue(value)
+    }: expected {kind: "accept", content?, additionalContexts?} or {kind: "block", feedback}`,
+  );
+}
