@@ -98,12 +98,8 @@ export class CardPresenter {
    */
   call(callId: string, name: string, rawArguments: string): ToolCallWire {
     const args = parseArguments(rawArguments);
-    const view = this.#present(name, "presentCall", () => {
-      const def = this.#options.lookup(name);
-      return def?.presentCall?.(args);
-    }) ?? { card: "generic", title: name, kind: "other", rawInput: args as JsonValue };
-    const wire = callToWire(view, this.#wireOptions(callId));
-    this.#pending.set(callId, { name, args, card: view.card, wire });
+    const { card, wire } = this.#callCard(callId, name, args);
+    this.#pending.set(callId, { name, args, card, wire });
     return wire;
   }
 
@@ -127,10 +123,7 @@ export class CardPresenter {
    * @returns The `tool_call` update.
    */
   preview(callId: string, name: string, args: unknown): ToolCallWire {
-    const view =
-      this.#present(name, "presentCall", () => this.#options.lookup(name)?.presentCall?.(args)) ??
-        { card: "generic", title: name, kind: "other", rawInput: args as JsonValue };
-    return callToWire(view, this.#wireOptions(callId));
+    return this.#callCard(callId, name, args).wire;
   }
 
   /**
@@ -164,28 +157,48 @@ export class CardPresenter {
     if (options.surfaceOp !== undefined && options.surfaceOp !== "append") return undefined;
     const pending = this.#pending.get(callId);
     this.#pending.delete(callId);
-    let view: ToolResultView | undefined;
-    if (pending !== undefined) {
-      view = this.#present(pending.name, "presentResult", () => {
-        const def = this.#options.lookup(pending.name);
-        return def?.presentResult?.(pending.args, result);
-      });
-      // Orphan guard: a terminal result needs a terminal card to land in.
-      if (view?.card === "terminal" && pending.card !== "terminal") view = undefined;
-    }
-    if (view === undefined || (view.card === "generic" && view.content === undefined)) {
-      view = {
-        card: "generic",
-        ...(view?.title !== undefined ? { title: view.title } : {}),
-        content: result.content,
-      };
-    }
-    return resultToWire(view, {
+    const wireOptions = {
       ...this.#wireOptions(callId),
       isError: result.isError,
       ...(options.streamed !== undefined ? { streamed: options.streamed } : {}),
       ...(options.unsent !== undefined ? { unsent: options.unsent } : {}),
+    };
+    const raw: ToolResultView = { card: "generic", content: result.content };
+    if (pending !== undefined) {
+      const wire = this.#present(pending.name, "presentResult", () => {
+        let view = this.#options.lookup(pending.name)?.presentResult?.(pending.args, result);
+        if (!isView(view)) return checked(view);
+        // Orphan guard: a terminal result needs a terminal card to land in.
+        if (view.card === "terminal" && pending.card !== "terminal") return undefined;
+        if (view.card === "generic" && view.content === undefined) {
+          view = { ...raw, ...(view.title !== undefined ? { title: view.title } : {}) };
+        }
+        return resultToWire(view, wireOptions);
+      });
+      if (wire !== undefined) return wire;
+    }
+    return resultToWire(raw, wireOptions);
+  }
+
+  #callCard(
+    callId: string,
+    name: string,
+    args: unknown,
+  ): { card: ToolCallView["card"]; wire: ToolCallWire } {
+    const options = this.#wireOptions(callId);
+    const presented = this.#present(name, "presentCall", () => {
+      const view = this.#options.lookup(name)?.presentCall?.(args);
+      if (!isView(view)) return checked(view);
+      return { card: view.card, wire: callToWire(view, options) };
     });
+    if (presented !== undefined) return presented;
+    const fallback: ToolCallView = {
+      card: "generic",
+      title: name,
+      kind: "other",
+      rawInput: args as JsonValue,
+    };
+    return { card: "generic", wire: callToWire(fallback, options) };
   }
 
   #wireOptions(toolCallId: string) {
@@ -197,7 +210,7 @@ export class CardPresenter {
       return fn();
     } catch (error) {
       this.#options.logger?.warn(
-        `Presenter ${which} of tool "${name}" threw; using the generic card`,
+        `Presenter ${which} of tool "${name}" failed; using the generic card`,
         {
           error: error instanceof Error ? error.message : String(error),
         },
@@ -205,4 +218,20 @@ export class CardPresenter {
       return undefined;
     }
   }
+}
+
+const CARDS: ReadonlySet<string> = new Set(["generic", "terminal", "diff"]);
+
+function isView<T extends { readonly card: string }>(value: T | undefined): value is T {
+  return typeof value === "object" && value !== null && CARDS.has(value.card);
+}
+
+/** `undefined` selects the generic card; any other non-view value is a presenter bug. */
+function checked(value: unknown): undefined {
+  if (value === undefined || value === null) return undefined;
+  throw new TypeError(
+    `Cannot present the card: expected a view with "card" generic, terminal or diff: received ${
+      JSON.stringify(value)?.slice(0, 200)
+    }`,
+  );
 }

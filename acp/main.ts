@@ -22,6 +22,7 @@ import type { ToolExecution } from "../tools/mod.ts";
 import { type AgentConfig, decide, loadConfig } from "./config.ts";
 import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
 import { readFirstLine } from "./_stdin_prefix.ts";
+import { guardStdout } from "./_stdout_guard.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -162,6 +163,7 @@ export async function main(args: readonly string[]): Promise<number> {
   } else if (first.line !== undefined) {
     input = prepend(first.line + "\n", first.rest);
   }
+  guardStdout();
   const cwd = Deno.cwd();
   const { config, file } = await loadConfig(cwd, options.config);
   const base = file === undefined ? cwd : dirname(resolve(file));

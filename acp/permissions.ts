@@ -40,6 +40,8 @@ export const AGENT_ENV_VARS: readonly string[] = [
   "USER",
   "OSTYPE",
   "PATHEXT",
+  // Read by Deno's node:child_process spawn (copied to the child), which the MCP SDK uses.
+  "NODE_V8_COVERAGE",
 ];
 
 function unique(values: readonly string[]): string[] {

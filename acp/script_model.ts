@@ -5,13 +5,8 @@
  * @module
  */
 import type { JsonValue } from "../core/json.ts";
-import {
-  MockAdapter,
-  type MockEntry,
-  multiCall,
-  type StreamChunk,
-  textResponse,
-} from "../agent/mod.ts";
+import type { StreamChunk } from "../agent/mod.ts";
+import { MockAdapter, type MockEntry, multiCall, textResponse } from "../testing/mod.ts";
 
 /**
  * One scripted answer in a script file:

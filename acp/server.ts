@@ -124,6 +124,14 @@ function promptContent(blocks: readonly AcpContentBlock[]): ContentBlock[] {
   });
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 function invalidParams(message: string): RequestError {
   return new RequestError(-32602, message);
 }
@@ -242,8 +250,12 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     sessions.get(out.sessionId)?.view.output(out.callId, out.chunk);
   });
 
-  function checkCwd(cwd: string, method: string): void {
-    if (!isAbsolute(cwd)) {
+  function checkCwd(
+    cwd: string,
+    additionalDirectories: readonly string[] | undefined,
+    method: string,
+  ): void {
+    if (typeof cwd !== "string" || !isAbsolute(cwd)) {
       throw invalidParams(
         `Cannot ${method}: "cwd" must be an absolute path: received ${JSON.stringify(cwd)}`,
       );
@@ -254,6 +266,19 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         `Cannot ${method}: the agent may not read ${
           JSON.stringify(cwd)
         }: add it to "roots" in dsh.jsonc or start the agent from that folder`,
+      );
+    }
+    if (!isDirectory(cwd)) {
+      throw invalidParams(
+        `Cannot ${method}: "cwd" must be an existing directory: received ${JSON.stringify(cwd)}`,
+      );
+    }
+    // Not advertised (`sessionCapabilities.additionalDirectories`): the workspace is `cwd` only.
+    if (additionalDirectories !== undefined && additionalDirectories.length > 0) {
+      throw invalidParams(
+        `Cannot ${method}: "additionalDirectories" is not supported: received ${
+          JSON.stringify(additionalDirectories).slice(0, 200)
+        }; expected none (the workspace is "cwd")`,
       );
     }
   }
@@ -275,7 +300,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
   }
   app = app
     .onRequest("session/new", async ({ params }) => {
-      checkCwd(params.cwd, "create a session");
+      checkCwd(params.cwd, params.additionalDirectories ?? undefined, "create a session");
       await options.ready;
       const agent = await createAgent(ctx, {
         adapter: options.createAdapter(),
@@ -289,7 +314,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       return { sessionId: agent.sessionId };
     })
     .onRequest("session/load", async ({ params }) => {
-      checkCwd(params.cwd, "load a session");
+      checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
       await options.ready;
       const { sessionId } = params;
       if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw RequestError.sessionNotFound(sessionId);

@@ -8,17 +8,15 @@ import type { JsonObject } from "../core/json.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { AgentHandle, InjectOptions } from "../tools/definition.ts";
-import type { ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
-import type { ModelAdapter, ToolCallBlock } from "./model.ts";
-import type { ModelMessage } from "./model.ts";
+import type { ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { ModelAdapter, ModelMessage } from "./model.ts";
 import type { SessionLogWarning } from "./read_session_log.ts";
 import type { ContextSource, SessionEvent, StopReason } from "./session_event.ts";
 import { SessionLog } from "./session_log.ts";
 import { MessageBuilder } from "./_message_builder.ts";
-import { errorData, invalidArgs, snapshot, textContent } from "./_agent_util.ts";
+import { errorData, snapshot, textContent } from "./_agent_util.ts";
 import { checkCreateOptions } from "./_create_options.ts";
-import { stopFor, streamAnswer } from "./_stream_answer.ts";
-import { runToolBatch } from "./_tool_batch.ts";
+import { runSteps, type TurnHost } from "./_turn.ts";
 
 /**
  * What the agent needs from its plugin context. The core `Context` (with `ctx.tools` provided)
@@ -283,13 +281,25 @@ export class Agent implements AgentHandle {
     }
   }
 
+  #turnHost(): TurnHost {
+    return {
+      agent: this,
+      ctx: this.#ctx,
+      options: this.#options,
+      systemPrompt: () => this.#systemPrompt(),
+      messages: () => this.#builder.messages(),
+      append: (type, data) => void this.#append(type, data),
+      flushInjects: () => this.#flushInjects(),
+    };
+  }
+
   async #runTurn(content: ContentBlock[], signal: AbortSignal): Promise<PromptResult> {
     const turn = ++this.#turn;
     this.#append("turn/start", { turn });
     this.#append("user/message", { turn, content });
     let result: PromptResult;
     try {
-      result = await this.#steps(turn, signal);
+      result = await runSteps(this.#turnHost(), turn, signal);
     } catch (error) {
       if (signal.aborted) result = { stopReason: "cancelled" };
       else result = { stopReason: "error", error: { message: errorMessage(error) } };
@@ -300,143 +310,11 @@ export class Agent implements AgentHandle {
     return result;
   }
 
-  async #steps(turn: number, signal: AbortSignal): Promise<PromptResult> {
-    const { maxSteps = 50, maxParallelToolCalls = 4, toolMode = "native" } = this.#options;
-    for (let step = 1;; step++) {
-      if (signal.aborted) return { stopReason: "cancelled" };
-      if (step > maxSteps) return { stopReason: "max_steps" };
-      this.#flushInjects();
-      const answer = await this.#stream(turn, step, signal, toolMode);
-      if ("stop" in answer) return answer.stop;
-      await runToolBatch(answer.calls, maxParallelToolCalls, {
-        parse: (call) => {
-          if (call.arguments.trim() === "") return { args: {} };
-          try {
-            return { args: JSON.parse(call.arguments) };
-          } catch (error) {
-            return { outcome: invalidArgs(call.name, call.arguments, error) };
-          }
-        },
-        isSafe: (call, args) =>
-          !signal.aborted && this.#ctx.tools.isConcurrencySafe(call.name, args) === true,
-        started: (call) =>
-          this.#append("tool/call", {
-            turn,
-            step,
-            callId: call.id,
-            name: call.name,
-            arguments: call.arguments,
-          }),
-        execute: (call, args) => this.#execute(call, args, signal, toolMode),
-        commit: (call, outcome) => this.#commit(turn, step, call, outcome),
-      });
-      if (signal.aborted) return { stopReason: "cancelled" };
-    }
-  }
-
-  async #stream(
-    turn: number,
-    step: number,
-    signal: AbortSignal,
-    mode: ToolMode,
-  ): Promise<{ calls: ToolCallBlock[] } | { stop: PromptResult }> {
-    const ctx = this.#ctx;
+  /** The base system prompt, extended by the `agent/system-prompt` listeners. */
+  #systemPrompt(): Promise<string> {
     const base = this.#options.systemPrompt ??
       `You are dsh, a coding agent. The working directory is ${this.cwd}.`;
-    const system = await ctx.waterfall(SYSTEM_PROMPT_HOOK, base, this);
-    const { maxTokens } = this.#options;
-    const request = {
-      model: this.#options.model,
-      system,
-      messages: this.#builder.messages(),
-      tools: ctx.tools.schemas({ mode }),
-      signal,
-      ...(maxTokens === undefined ? {} : { maxTokens }),
-    };
-    const { content, finish: reported, finishMessage, usage, failure } = await streamAnswer(
-      this.#options.adapter,
-      request,
-      (kind, text) => ctx.emit("agent/delta", { sessionId: this.sessionId, kind, text }),
-    );
-    if (failure) {
-      // Keep what streamed (never half a tool call: adapters emit only complete calls).
-      const partial = content.filter((block) => block.type !== "tool-call");
-      const cancelled = signal.aborted;
-      if (partial.length > 0) {
-        this.#append("assistant/message", {
-          turn,
-          step,
-          content: partial,
-          finishReason: cancelled ? "cancelled" : "error",
-          ...(usage ? { usage: { ...usage } } : {}),
-        });
-      }
-      if (cancelled) return { stop: { stopReason: "cancelled" } };
-      return { stop: { stopReason: "error", error: { message: errorMessage(failure.error) } } };
-    }
-    const calls = content.filter((block): block is ToolCallBlock => block.type === "tool-call");
-    const finish = reported ?? (calls.length > 0 ? "tool-calls" : "stop");
-    this.#append("assistant/message", {
-      turn,
-      step,
-      content,
-      finishReason: finish,
-      ...(usage ? { usage: { ...usage } } : {}),
-    });
-    const stop = stopFor(finish, finishMessage);
-    if (stop !== undefined) return { stop };
-    if (calls.length === 0) return { stop: { stopReason: "end_turn" } };
-    return { calls };
-  }
-
-  async #execute(
-    call: ToolCallBlock,
-    args: unknown,
-    signal: AbortSignal,
-    mode: ToolMode,
-  ): Promise<ToolOutcome> {
-    try {
-      return await this.#ctx.tools.execute({
-        callId: call.id,
-        name: call.name,
-        arguments: args,
-        signal,
-        agent: this,
-        mode,
-        onOutput: (chunk) =>
-          this.#ctx.emit(
-            "tool/output",
-            { sessionId: this.sessionId, callId: call.id, chunk } as never,
-          ),
-      });
-    } catch (error) {
-      // The registry never throws; this keeps the call/result pairing if one does.
-      const message = errorMessage(error);
-      return {
-        isError: true,
-        content: [{ type: "text", text: `Error: ${message}` }],
-        error: { message },
-      };
-    }
-  }
-
-  #commit(turn: number, step: number, call: ToolCallBlock, outcome: ToolOutcome): void {
-    this.#append("tool/result", {
-      turn,
-      step,
-      callId: call.id,
-      content: outcome.content,
-      isError: outcome.isError,
-      ...(outcome.meta === undefined ? {} : { meta: outcome.meta }),
-      ...errorData(outcome.error),
-    });
-    for (const context of outcome.additionalContexts ?? []) {
-      this.#append("context/inject", {
-        turn,
-        content: context,
-        source: { kind: "tool", callId: call.id },
-      });
-    }
+    return this.#ctx.waterfall(SYSTEM_PROMPT_HOOK, base, this);
   }
 }
 

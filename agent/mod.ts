@@ -6,7 +6,7 @@
  * - {@linkcode SessionLog} appends JSONL events; {@linkcode readSessionLog} loads them (a torn
  *   last line becomes a warning); {@linkcode deriveMessages} rebuilds the model conversation.
  * - {@linkcode ModelAdapter} is the provider seam: {@linkcode DeepSeekAdapter} for the
- *   OpenAI-compatible DeepSeek API, {@linkcode MockAdapter} for scripted tests.
+ *   OpenAI-compatible DeepSeek API; the scripted `MockAdapter` lives in `@dsh/harness/testing`.
  *
  * @example Usage
  * ```ts
@@ -28,14 +28,6 @@ export { DeepSeekAdapter } from "./deepseek.ts";
 export type { DeepSeekAdapterOptions } from "./deepseek.ts";
 export { ModelRequestError } from "./model_request_error.ts";
 export { deriveMessages } from "./derive_messages.ts";
-export {
-  maxTokensResponse,
-  MockAdapter,
-  multiCall,
-  textResponse,
-  toolCallResponse,
-} from "./mock_adapter.ts";
-export type { MockEntry, MockToolCall } from "./mock_adapter.ts";
 export type {
   AssistantBlock,
   AssistantMessage,

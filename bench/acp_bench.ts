@@ -11,7 +11,7 @@
  * start-up median directly.
  */
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
-import { MockAdapter, multiCall, textResponse } from "../agent/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../testing/mod.ts";
 import { createHarness } from "../registry/mod.ts";
 import { defineTool } from "../tools/mod.ts";
 import { createAcpServer } from "../acp/server.ts";

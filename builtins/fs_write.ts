@@ -169,7 +169,8 @@ export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRIT
         diffs: computeHunkDiffs(path, before, args.content),
       };
       const verb = before === null ? "Created" : "Updated";
-      return { content: [{ type: "text", text: `${verb} file ${path} (${lines} lines)` }], meta };
+      const count = `${lines} ${lines === 1 ? "line" : "lines"}`;
+      return { content: [{ type: "text", text: `${verb} file ${path} (${count})` }], meta };
     },
   });
 }

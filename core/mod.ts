@@ -15,15 +15,11 @@
  *
  * @module
  */
-export { BIND_SERVICE, Context, Fiber } from "./context.ts";
-export type {
-  ContextOptions,
-  Disposer,
-  FiberState,
-  Listener,
-  Plugin,
-  PluginFunction,
-} from "./context.ts";
+export { BIND_SERVICE, Context } from "./context.ts";
+export type { ContextOptions, Listener } from "./context.ts";
+export { Fiber } from "./fiber.ts";
+export type { FiberState } from "./fiber.ts";
+export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
 export { HarnessError } from "./errors.ts";
 export { describeValue, errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
 export { isJsonSnapshot, isLosslessJson, snapshotJson } from "./json.ts";

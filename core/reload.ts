@@ -3,7 +3,9 @@
  *
  * @module
  */
-import type { Context, Fiber, Plugin } from "./context.ts";
+import type { Context } from "./context.ts";
+import type { Fiber } from "./fiber.ts";
+import type { Plugin } from "./plugin.ts";
 
 /** Options of {@linkcode reloadPlugin}. */
 export interface ReloadPluginOptions<C = unknown> {

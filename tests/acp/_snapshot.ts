@@ -9,13 +9,23 @@ import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.t
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 
-/** One step of a scenario. */
+/** One step of a scenario (contracts.md §5 ops, plus `restart` and `loadSession`). */
 export type Step =
   | { op: "initialize"; terminalOutput?: boolean }
   | { op: "newSession" }
-  | { op: "newSessionExpectError"; cwd: string }
+  | { op: "newSessionExpectError"; cwd?: string; additionalDirectories?: string[] }
   | { op: "prompt"; text: string }
-  | { op: "promptAndCancel"; text: string; waitForFile?: string; afterUpdate?: string }
+  | { op: "promptExpectError"; text: string }
+  | { op: "promptAndWaitForAgentMessage"; text: string; waitForText: string }
+  | {
+    op: "promptAndCancel";
+    text: string;
+    afterUpdate?: "agent_message_chunk" | "tool_call";
+    waitForFile?: string | { path: string; timeoutMs?: number };
+    waitForToolCallUpdate?: string;
+  }
+  | { op: "waitForTurnEnd"; timeoutMs?: number }
+  | { op: "cancel" }
   | { op: "restart" }
   | { op: "loadSession" };
 
@@ -33,6 +43,12 @@ export interface ScenarioInput {
   steps: Step[];
   /** FIFO permission answers by option kind; running out answers `cancelled`. */
   permissionAnswers?: string[];
+  /**
+   * The agent's coalescing window (`--flush-ms`). The default sends buffered deltas and output
+   * only at events, which keeps transcripts deterministic; a scenario that waits for a streamed
+   * message while the model hangs needs a short window.
+   */
+  flushMs?: number;
 }
 
 /** What a run produced. */
@@ -109,15 +125,16 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
       useDeepSeek: false,
     });
     const answers = [...(input.permissionAnswers ?? [])];
+    const failures: string[] = [];
     const frames: { proc: number; line: string }[] = [];
     const updates = { live: [] as unknown[], replay: [] as unknown[] };
     let phase: "live" | "replay" = "live";
     let sessionId: string | undefined;
     let proc = 0;
-    const seen: unknown[] = [];
+    const seen: Record<string, unknown>[] = [];
     const app = client({ name: "dsh-snapshot" })
       .onNotification("session/update", ({ params }) => {
-        seen.push(params.update);
+        seen.push(params.update as Record<string, unknown>);
         updates[phase].push(params.update);
       })
       .onRequest(
@@ -127,7 +144,9 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
           if (kind === undefined) return { outcome: { outcome: "cancelled" } };
           const option = params.options.find((o) => o.kind === kind);
           if (!option) {
-            throw new Error(`Snapshot answer "${kind}" is not among the offered options`);
+            // Fails the run (a handler throw would only reach the agent as an error answer).
+            failures.push(`Snapshot answer "${kind}" is not among the offered options`);
+            return { outcome: { outcome: "cancelled" } };
           }
           return { outcome: { outcome: "selected", optionId: option.optionId } };
         },
@@ -144,7 +163,7 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
           "--sessions-dir",
           sessionsDir,
           "--flush-ms",
-          "60000",
+          String(input.flushMs ?? 60_000),
         ],
         cwd,
         clearEnv: true,
@@ -153,6 +172,16 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
       });
     };
     let agent: AgentProcess = start();
+    // The prompt of `promptAndWaitForAgentMessage`, settled by `waitForTurnEnd`.
+    let running: Promise<unknown> | undefined;
+    const prompt = (text: string) => {
+      if (running !== undefined) throw new Error("A prompt is already running: add waitForTurnEnd");
+      phase = "live";
+      return agent.connection.agent.request("session/prompt", {
+        sessionId: sessionId!,
+        prompt: [{ type: "text", text }],
+      });
+    };
     try {
       for (const step of input.steps) {
         const a = agent.connection.agent;
@@ -172,46 +201,96 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
             sessionId = (await a.request("session/new", { cwd, mcpServers: [] })).sessionId;
             break;
           case "newSessionExpectError": {
-            const error = await a.request("session/new", { cwd: step.cwd, mcpServers: [] }).then(
-              () => undefined,
-              (e) => e,
-            );
+            const error = await a.request("session/new", {
+              cwd: step.cwd ?? cwd,
+              mcpServers: [],
+              ...(step.additionalDirectories !== undefined
+                ? { additionalDirectories: step.additionalDirectories }
+                : {}),
+            }).then(() => undefined, (e) => e);
             if (error === undefined) {
               throw new Error("session/new succeeded but an error was expected");
             }
             break;
           }
           case "prompt":
-            phase = "live";
-            await a.request("session/prompt", {
-              sessionId: sessionId!,
-              prompt: [{ type: "text", text: step.text }],
-            });
+            await prompt(step.text);
             break;
-          case "promptAndCancel": {
-            phase = "live";
-            const before = seen.length;
-            const done = a.request("session/prompt", {
-              sessionId: sessionId!,
-              prompt: [{ type: "text", text: step.text }],
-            });
-            if (step.waitForFile) {
-              const path = join(cwd, step.waitForFile);
-              await waitFor(() => Deno.stat(path).then(() => true, () => false), step.waitForFile);
+          case "promptExpectError": {
+            const error = await prompt(step.text).then(() => undefined, (e) => e);
+            if (error === undefined) {
+              throw new Error("session/prompt succeeded but an error was expected");
             }
-            if (step.afterUpdate) {
+            break;
+          }
+          case "promptAndWaitForAgentMessage": {
+            const before = seen.length;
+            running = prompt(step.text);
+            running.catch(() => {});
+            await waitFor(
+              () =>
+                seen.slice(before).filter((u) => u.sessionUpdate === "agent_message_chunk")
+                  .map((u) => (u.content as { text?: string }).text ?? "").join("")
+                  .includes(step.waitForText),
+              `an agent message with ${JSON.stringify(step.waitForText)}`,
+            );
+            break;
+          }
+          case "promptAndCancel": {
+            const before = seen.length;
+            const done = prompt(step.text);
+            done.catch(() => {});
+            if (step.waitForFile !== undefined) {
+              const file = typeof step.waitForFile === "string"
+                ? { path: step.waitForFile }
+                : step.waitForFile;
+              const path = join(cwd, file.path);
+              await waitFor(
+                () => Deno.stat(path).then(() => true, () => false),
+                file.path,
+                file.timeoutMs,
+              );
+            }
+            if (step.afterUpdate !== undefined) {
+              await waitFor(
+                () => seen.slice(before).some((u) => u.sessionUpdate === step.afterUpdate),
+                step.afterUpdate,
+              );
+            }
+            if (step.waitForToolCallUpdate !== undefined) {
               await waitFor(
                 () =>
                   seen.slice(before).some((u) =>
-                    (u as { sessionUpdate: string }).sessionUpdate === step.afterUpdate
+                    u.sessionUpdate === "tool_call_update" &&
+                    u.toolCallId === step.waitForToolCallUpdate
                   ),
-                step.afterUpdate,
+                `a tool_call_update of ${step.waitForToolCallUpdate}`,
               );
             }
             await a.notify("session/cancel", { sessionId: sessionId! });
             await done;
             break;
           }
+          case "waitForTurnEnd": {
+            if (running === undefined) throw new Error("waitForTurnEnd without a running prompt");
+            let timer: ReturnType<typeof setTimeout> | undefined;
+            const timeout = new Promise<never>((_, reject) => {
+              timer = setTimeout(
+                () => reject(new Error("Snapshot step timed out waiting for the turn end")),
+                step.timeoutMs ?? 10_000,
+              );
+            });
+            try {
+              await Promise.race([running, timeout]);
+            } finally {
+              clearTimeout(timer);
+              running = undefined;
+            }
+            break;
+          }
+          case "cancel":
+            await a.notify("session/cancel", { sessionId: sessionId! });
+            break;
           case "restart":
             await agent.close();
             agent = start();
@@ -223,6 +302,8 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
             break;
         }
       }
+      if (running !== undefined) throw new Error("A prompt is still running: add waitForTurnEnd");
+      if (failures.length > 0) throw new Error(failures.join("\n"));
     } catch (error) {
       await agent.close();
       throw new Error(

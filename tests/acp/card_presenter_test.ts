@@ -1,6 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { CardPresenter } from "../../acp/card_presenter.ts";
 import type { AnyToolDefinition } from "../../tools/definition.ts";
+import type { ToolCallView, ToolResultView } from "../../tools/views.ts";
 
 function tool(name: string, extra: Partial<AnyToolDefinition>): AnyToolDefinition {
   return { name, description: "", parameters: { type: "object" }, execute: () => [], ...extra };
@@ -27,7 +28,22 @@ const thrower = tool("thrower", {
   },
 });
 const quiet = tool("quiet", { presentCall: () => undefined, presentResult: () => undefined });
-const tools = new Map([bash, liar, thrower, quiet].map((t) => [t.name, t]));
+// Raw definitions (no defineTool wrapper) can return anything at runtime.
+const bogus = tool("bogus", {
+  presentCall: () => ({ card: "fancy", title: "F" }) as unknown as ToolCallView,
+  presentResult: () => "done" as unknown as ToolResultView,
+});
+const broken = tool("broken", {
+  presentCall: () => ({ card: "diff", title: "D", diffs: 3 }) as unknown as ToolCallView,
+  presentResult: () => ({ card: "diff", diffs: null }) as unknown as ToolResultView,
+});
+const titled = tool("titled", {
+  presentCall: () => ({ card: "generic", title: "Look", kind: "search" }),
+  presentResult: () => ({ card: "generic", title: "Looked" }),
+});
+const tools = new Map(
+  [bash, liar, thrower, quiet, bogus, broken, titled].map((t) => [t.name, t]),
+);
 const ok = { content: [{ type: "text" as const, text: "out" }], isError: false };
 
 function presenter(logs: string[] = []) {
@@ -59,7 +75,7 @@ Deno.test("CardPresenter.call() falls back to the generic card on a throw, undef
       rawInput: { a: 1 },
     });
   }
-  deepEqual(logs, ['Presenter presentCall of tool "thrower" threw; using the generic card']);
+  deepEqual(logs, ['Presenter presentCall of tool "thrower" failed; using the generic card']);
 });
 
 Deno.test("CardPresenter.call() keeps invalid JSON raw and reads an empty string as {}", () => {
@@ -114,4 +130,53 @@ Deno.test("CardPresenter.result() skips a non-append surfaceOp", () => {
   p.call("c1", "bash", '{"command":"ls"}');
   equal(p.result("c1", ok, { surfaceOp: "replace" }), undefined);
   equal(p.result("c1", ok, { surfaceOp: "append" })?.status, "completed");
+});
+
+Deno.test("CardPresenter falls back to generic cards when a presenter returns a malformed view", () => {
+  const logs: string[] = [];
+  const p = presenter(logs);
+  for (const name of ["bogus", "broken"]) {
+    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), {
+      sessionUpdate: "tool_call",
+      toolCallId: `c-${name}`,
+      title: name,
+      kind: "other",
+      status: "in_progress",
+      rawInput: { a: 1 },
+    });
+    equal(p.isTerminal(`c-${name}`), false);
+    deepEqual(p.result(`c-${name}`, ok), {
+      sessionUpdate: "tool_call_update",
+      toolCallId: `c-${name}`,
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "out" } }],
+    });
+  }
+  equal(logs.length, 4);
+  equal(logs[0], 'Presenter presentCall of tool "bogus" failed; using the generic card');
+});
+
+Deno.test("CardPresenter.result() fills a generic result without content and keeps its title", () => {
+  const p = presenter();
+  equal(p.call("c1", "titled", "{}").kind, "search");
+  equal(
+    JSON.stringify(p.result("c1", ok)),
+    JSON.stringify({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "out" } }],
+      title: "Looked",
+    }),
+  );
+});
+
+Deno.test("CardPresenter.result() gives an unknown call id a generic card with the raw content", () => {
+  const p = presenter();
+  deepEqual(p.result("ghost", { content: [{ type: "text", text: "late" }], isError: false }), {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "ghost",
+    status: "completed",
+    content: [{ type: "content", content: { type: "text", text: "late" } }],
+  });
 });

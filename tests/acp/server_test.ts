@@ -5,7 +5,7 @@ import {
   type RequestPermissionRequest,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../../testing/mod.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { defineTool } from "../../tools/mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
@@ -233,6 +233,17 @@ Deno.test("createAcpServer() refuses a relative cwd and an unknown session", asy
       message: 'Cannot create a session: "cwd" must be an absolute path: received "rel/dir"',
     });
     await rejects(
+      () => s.a.request("session/new", { cwd: `${dir.path}/missing`, mcpServers: [] }),
+      {
+        message:
+          `Cannot create a session: "cwd" must be an existing directory: received "${dir.path}/missing"`,
+      },
+    );
+    await rejects(
+      () => s.a.request("session/load", { sessionId: "x", cwd: "rel", mcpServers: [] }),
+      { message: 'Cannot load a session: "cwd" must be an absolute path: received "rel"' },
+    );
+    await rejects(
       () =>
         s.a.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] }),
       /not found/i,
@@ -261,6 +272,89 @@ Deno.test("createAcpServer() starts the MCP servers of session/new", async () =>
       mcpServers: [{ name: "everything", command: "node", args: [server, "stdio"], env: [] }],
     });
     ok(s.ctx.tools.list().some((t) => t.name.includes("everything") && t.name.endsWith("echo")));
+  } finally {
+    await s.close();
+  }
+});
+
+const patchTool = defineTool({
+  name: "patch",
+  description: "Pretends to patch a file.",
+  parameters: {},
+  presentCall: () => ({
+    card: "diff",
+    title: "Patch a.txt",
+    diffs: [{ path: "a.txt", oldText: "old\n", newText: "new\n" }],
+  }),
+  execute: () => [{ type: "text", text: "patched" }],
+});
+
+Deno.test("createAcpServer() asks with the diff card and remembers allow_always per session", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, [
+    multiCall([{ id: "c1", name: "patch", args: {} }, { id: "c2", name: "patch", args: {} }]),
+    textResponse("one"),
+    multiCall([{ id: "c3", name: "patch", args: {} }]),
+    textResponse("two"),
+  ], {
+    answer: () => Promise.resolve({ outcome: { outcome: "selected", optionId: "allow_always" } }),
+  });
+  try {
+    s.ctx.tools.register(patchTool);
+    s.ctx.on("tools/pre-execute", () => ({ kind: "ask" as const }));
+    await s.a.request("initialize", { protocolVersion: 1 });
+    const first = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    await s.a.request("session/prompt", {
+      sessionId: first.sessionId,
+      prompt: [{ type: "text", text: "patch twice" }],
+    });
+    equal(s.asks.length, 1);
+    deepEqual(s.asks[0]?.toolCall, {
+      toolCallId: "c1",
+      title: "Patch a.txt",
+      kind: "edit",
+      content: [{ type: "diff", path: `${dir.path}/a.txt`, oldText: "old\n", newText: "new\n" }],
+    });
+    deepEqual(
+      s.updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => u.status),
+      ["completed", "completed"],
+    );
+    // Another session starts with no remembered answers.
+    const second = await s.a.request("session/new", { cwd: dir.path, mcpServers: [] });
+    await s.a.request("session/prompt", {
+      sessionId: second.sessionId,
+      prompt: [{ type: "text", text: "patch again" }],
+    });
+    equal(s.asks.length, 2);
+    equal(s.asks[1]?.sessionId, second.sessionId);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() refuses additionalDirectories it does not advertise", async () => {
+  await using dir = await tempDir();
+  const s = await setup(dir.path, []);
+  try {
+    await s.a.request("initialize", { protocolVersion: 1 });
+    await rejects(
+      () =>
+        s.a.request("session/new", {
+          cwd: dir.path,
+          mcpServers: [],
+          additionalDirectories: ["/elsewhere"],
+        }),
+      {
+        message:
+          'Cannot create a session: "additionalDirectories" is not supported: received ["/elsewhere"]; expected none (the workspace is "cwd")',
+      },
+    );
+    const { sessionId } = await s.a.request("session/new", {
+      cwd: dir.path,
+      mcpServers: [],
+      additionalDirectories: [],
+    });
+    ok(sessionId.length > 0);
   } finally {
     await s.close();
   }

@@ -269,3 +269,65 @@ Deno.test("resultToWire() maps generic and diff results", () => {
 Deno.test("fenceConsole() fences empty output", () => {
   equal(fenceConsole(""), "```console\n\n```");
 });
+
+Deno.test("callToWire() orders a capable terminal card's fields as the contract lists them", () => {
+  equal(
+    JSON.stringify(callToWire({ card: "terminal", title: "make", description: "Build" }, capable)),
+    JSON.stringify({
+      sessionUpdate: "tool_call",
+      toolCallId: "c1",
+      title: "make",
+      kind: "execute",
+      status: "in_progress",
+      rawInput: "make",
+      content: [
+        { type: "content", content: { type: "text", text: "Build" } },
+        { type: "terminal", terminalId: "c1" },
+      ],
+      _meta: { terminal_info: { terminal_id: "c1", cwd: "/w" } },
+    }),
+  );
+});
+
+Deno.test("resultToWire() orders a plain terminal result: content, then title", () => {
+  equal(
+    JSON.stringify(
+      resultToWire({ card: "terminal", title: "make", output: "ok\n\n", signal: "SIGKILL" }, {
+        ...plain,
+        isError: true,
+      }),
+    ),
+    JSON.stringify({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "```console\nok\n```" } }],
+      title: "make",
+      rawOutput: { output: "ok\n\n", signal: "SIGKILL" },
+    }),
+  );
+});
+
+Deno.test("callToWire() relativizes a title inside the cwd, including a ..name folder", () => {
+  const title = (path: string) =>
+    callToWire({
+      card: "diff",
+      title: `Write ${path}`,
+      diffs: [{ path, oldText: null, newText: "" }],
+    }, plain)
+      .title;
+  equal(title("/w/..cache/x"), "Write ..cache/x");
+  equal(title("/other/x"), "Write /other/x");
+  equal(title("/w2/x"), "Write /w2/x");
+  equal(
+    resultToWire({
+      card: "diff",
+      title: "Wrote /w/..cache/x",
+      diffs: [{ path: "/w/..cache/x", oldText: null, newText: "" }],
+    }, {
+      ...plain,
+      isError: false,
+    }).title,
+    "Wrote ..cache/x",
+  );
+});

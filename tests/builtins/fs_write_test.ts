@@ -73,3 +73,14 @@ Deno.test("presentWriteCall() and presentWriteResult() give the exact diff views
   });
   equal(presentWriteResult(args, { content: [], isError: true }), undefined);
 });
+
+Deno.test("write counts a one-line file as 1 line", async () => {
+  await using ctx = await fsHarness();
+  await using dir = await tempDir();
+  const outcome = await ctx.call(
+    "write",
+    { file_path: "one.txt", content: "x\n" },
+    fakeAgent(dir.path),
+  );
+  equal(text(outcome), `Created file ${dir.path}/one.txt (1 line)`);
+});

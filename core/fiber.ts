@@ -1,0 +1,256 @@
+/**
+ * Fibers: the running instances of plugins, with their lifecycle and effects.
+ *
+ * @module
+ */
+import type { Context } from "./context.ts";
+import { errorMessage } from "./error_message.ts";
+import type { Logger } from "./logger.ts";
+import type { Disposer } from "./plugin.ts";
+import { type FiberInit, fiberOps, type Runtime, type Scope } from "./_runtime.ts";
+
+/** A fiber's lifecycle state. */
+export type FiberState = "pending" | "active" | "failed" | "disposed";
+
+const resolved: Promise<void> = Promise.resolve();
+let fiberInit: FiberInit | undefined;
+
+/**
+ * A running plugin: its state, its context and its effects.
+ *
+ * Created by {@linkcode Context.plugin} (and by `new Context()` for the root). When a service in
+ * `inject` is replaced the fiber restarts: its effects are disposed and `apply` runs again; when
+ * one is removed it waits (`pending`) until it is provided again.
+ *
+ * @example Usage
+ * ```ts
+ * import { Context } from "./context.ts";
+ * import { equal } from "node:assert/strict";
+ * const root = new Context();
+ * const fiber = root.plugin({ name: "demo", apply() {} });
+ * equal(fiber.state, "active");
+ * await fiber.dispose();
+ * equal(fiber.state, "disposed");
+ * ```
+ */
+export class Fiber {
+  /** The plugin name. */
+  readonly name: string;
+  #state: FiberState = "pending";
+  #error: unknown = undefined;
+  readonly #runtime: Runtime;
+  readonly #parent: Scope | undefined;
+  readonly #apply: (ctx: Context, config: unknown) => void | Promise<void>;
+  readonly #config: unknown;
+  /** The services this fiber waits for. */
+  readonly inject: readonly string[];
+  #scope: Scope | undefined;
+  #idle: Scope | undefined;
+  #queue: Promise<void> = resolved;
+  #busy = 0;
+  #disposal: Promise<void> | undefined;
+  readonly #parentEffect: Disposer | undefined;
+
+  /**
+   * Internal: fibers are created by {@linkcode Context.plugin} and `new Context()`.
+   *
+   * @throws {TypeError} When called directly.
+   */
+  constructor() {
+    const init = fiberInit;
+    fiberInit = undefined;
+    if (init === undefined) {
+      throw new TypeError("Cannot construct a Fiber directly: use ctx.plugin()");
+    }
+    this.name = init.name;
+    this.#runtime = init.runtime;
+    this.#parent = init.parent;
+    this.#apply = init.apply;
+    this.#config = init.config;
+    this.inject = Object.freeze([...init.inject]);
+    if (this.#parent !== undefined) {
+      const effect: Disposer = () => this.dispose();
+      this.#parentEffect = effect;
+      this.#parent.effects.add(effect);
+    }
+    if (this.inject.length > 0) this.#runtime.services.watch(this);
+  }
+
+  /** The lifecycle state. */
+  get state(): FiberState {
+    return this.#state;
+  }
+
+  /** Why `apply` failed, when `state` is `failed`. */
+  get error(): unknown {
+    return this.#error;
+  }
+
+  /** The context of the current activation (a fresh one after each restart). */
+  get ctx(): Context {
+    const scope = this.#scope ?? (this.#idle ??= { fiber: this, effects: new Set(), closed: true });
+    return scope.ctx ??= this.#runtime.newContext(scope);
+  }
+
+  /** The logger, named after the fiber. */
+  get logger(): Logger {
+    return this.#runtime.logger.child(this.name);
+  }
+
+  /** Settles when the fiber's latest transition (apply, restart, dispose) has settled; never rejects. */
+  get ready(): Promise<void> {
+    return this.#busy === 0 ? resolved : this.#queue;
+  }
+
+  /**
+   * Disposes the fiber: its effects run in reverse order (errors are logged), its children and
+   * registrations go away, and it never restarts. Idempotent.
+   *
+   * @returns Settles when every effect has run.
+   */
+  dispose(): Promise<void> {
+    if (this.#state === "disposed") return this.#disposal ?? resolved;
+    this.#state = "disposed";
+    this.#runtime.services.unwatch(this);
+    if (this.#parentEffect !== undefined) this.#parent?.effects.delete(this.#parentEffect);
+    // Not queued: an `apply` that never settles must not keep the fiber alive.
+    let result: void | Promise<void> = undefined;
+    try {
+      result = this.#stop();
+    } catch (error) {
+      this.logger.error(`disposing failed: ${errorMessage(error)}`, error);
+    }
+    return this.#disposal = result instanceof Promise ? result : resolved;
+  }
+
+  static {
+    fiberOps.create = (init) => {
+      fiberInit = init;
+      return new Fiber();
+    };
+    fiberOps.refresh = (fiber, changed) => {
+      if (!fiber.inject.includes(changed)) return;
+      if (fiber.#state === "disposed" || fiber.#state === "failed") return;
+      if (fiber.#scope !== undefined) fiber.#schedule(() => fiber.#stop());
+      fiber.#schedule(() => fiber.#start());
+    };
+    fiberOps.start = (fiber) => fiber.#schedule(() => fiber.#start());
+    fiberOps.activateRoot = (fiber) => {
+      const scope: Scope = { fiber, effects: new Set(), closed: false };
+      fiber.#scope = scope;
+      fiber.#state = "active";
+      return scope;
+    };
+  }
+
+  /** Runs transitions one at a time; runs synchronously when idle. */
+  #schedule(step: () => void | Promise<void>): void {
+    this.#busy++;
+    const done = () => {
+      this.#busy--;
+    };
+    if (this.#busy === 1) {
+      let result: void | Promise<void> = undefined;
+      try {
+        result = step();
+      } catch (error) {
+        this.logger.error(`internal fiber transition failed: ${errorMessage(error)}`, error);
+      }
+      if (result instanceof Promise) {
+        this.#queue = result.then(done, done);
+      } else {
+        done();
+      }
+      return;
+    }
+    this.#queue = this.#queue.then(step).then(done, (error) => {
+      done();
+      this.logger.error(`internal fiber transition failed: ${errorMessage(error)}`, error);
+    });
+  }
+
+  #start(): void | Promise<void> {
+    if (this.#state === "disposed" || this.#state === "failed" || this.#scope !== undefined) {
+      return;
+    }
+    const missing = this.#runtime.services.missing(this.inject);
+    if (missing.length > 0) {
+      this.#state = "pending";
+      this.logger.debug(`waiting for services: ${missing.join(", ")}`);
+      return;
+    }
+    const scope: Scope = { fiber: this, effects: new Set(), closed: false };
+    this.#scope = scope;
+    this.#state = "pending";
+    const ctx = this.ctx;
+    let result: void | Promise<void>;
+    try {
+      result = this.#apply(ctx, this.#config);
+    } catch (error) {
+      return this.#fail(scope, error);
+    }
+    if (result !== null && typeof result === "object" && "then" in result) {
+      return Promise.resolve(result).then(
+        () => {
+          if (this.#scope === scope && this.#state === "pending") this.#state = "active";
+        },
+        (error) => this.#fail(scope, error),
+      );
+    }
+    this.#state = "active";
+  }
+
+  #fail(scope: Scope, error: unknown): void | Promise<void> {
+    if (scope.closed || this.#scope !== scope) {
+      this.logger.debug(`apply settled after the plugin stopped: ${errorMessage(error)}`);
+      return;
+    }
+    this.#state = "failed";
+    this.#error = error;
+    this.logger.error(`plugin "${this.name}" failed to apply: ${errorMessage(error)}`, error);
+    return this.#closeScope();
+  }
+
+  #stop(): void | Promise<void> {
+    if (this.#scope === undefined) return;
+    if (this.#state !== "disposed" && this.#state !== "failed") this.#state = "pending";
+    return this.#closeScope();
+  }
+
+  #closeScope(): void | Promise<void> {
+    const scope = this.#scope;
+    if (scope === undefined) return;
+    this.#scope = undefined;
+    return disposeScope(scope, this.logger);
+  }
+}
+
+function disposeScope(scope: Scope, logger: Logger): void | Promise<void> {
+  scope.closed = true;
+  const effects = [...scope.effects].reverse();
+  scope.effects.clear();
+  for (let i = 0; i < effects.length; i++) {
+    let result: void | Promise<void> = undefined;
+    try {
+      result = effects[i]!();
+    } catch (error) {
+      logger.error(`an effect's disposer threw: ${errorMessage(error)}`, error);
+      continue;
+    }
+    if (result instanceof Promise) return finishAsync(result, effects.slice(i + 1), logger);
+  }
+}
+
+async function finishAsync(
+  first: Promise<void>,
+  rest: readonly Disposer[],
+  logger: Logger,
+): Promise<void> {
+  for (const next of [() => first, ...rest]) {
+    try {
+      await next();
+    } catch (error) {
+      logger.error(`an effect's disposer threw: ${errorMessage(error)}`, error);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { join } from "node:path";
+import { spawnAgentProcess } from "../../acp/_agent_process.ts";
+import { parseConfig } from "../../acp/config.ts";
+import { permissionFlags } from "../../acp/permissions.ts";
+import { tempDir } from "../_helpers.ts";
+
+const EVERYTHING = new URL(
+  "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+  import.meta.url,
+).pathname;
+
+Deno.test("main() keeps stdout to protocol frames while bash, an MCP server and logs print", async () => {
+  await using dir = await tempDir();
+  const cwd = join(dir.path, "ws");
+  const sessionsDir = join(dir.path, "sessions");
+  await Deno.mkdir(cwd);
+  const configText = JSON.stringify({
+    mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } },
+  });
+  const configPath = join(dir.path, "dsh.jsonc");
+  const scriptPath = join(dir.path, "script.json");
+  await Deno.writeTextFile(configPath, configText);
+  await Deno.writeTextFile(
+    scriptPath,
+    JSON.stringify([
+      {
+        toolCalls: [{
+          id: "call_b",
+          name: "bash",
+          args: { command: "echo to-stdout; echo to-stderr >&2" },
+        }],
+      },
+      {
+        toolCalls: [{ id: "call_m", name: "mcp__everything__echo", args: { message: "hi" } }],
+      },
+      { text: "Done." },
+    ]),
+  );
+  const flags = permissionFlags(parseConfig(configText, configPath), {
+    roots: [cwd],
+    sessionsDir,
+    readOnly: [configPath, scriptPath, EVERYTHING],
+    tmpDir: dir.path,
+    useDeepSeek: false,
+  });
+  const frames: string[] = [];
+  const updates: SessionUpdate[] = [];
+  const app = client({ name: "purity" }).onNotification("session/update", ({ params }) => {
+    updates.push(params.update);
+  });
+  const agent = spawnAgentProcess(app, {
+    permissions: flags,
+    args: [
+      "--config",
+      configPath,
+      "--script",
+      scriptPath,
+      "--sessions-dir",
+      sessionsDir,
+      "--log-level",
+      "debug",
+    ],
+    cwd,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: dir.path, TMPDIR: dir.path },
+    onFrame: (line) => frames.push(line),
+  });
+  let stopReason: string;
+  try {
+    const a = agent.connection.agent;
+    await a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await a.request("session/new", { cwd, mcpServers: [] });
+    ({ stopReason } = await a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Print things" }],
+    }));
+  } finally {
+    await agent.close();
+  }
+  equal(stopReason, "end_turn");
+  ok(frames.length > 0);
+  for (const line of frames) {
+    const frame = JSON.parse(line) as Record<string, unknown>;
+    equal(frame.jsonrpc, "2.0", line);
+  }
+  const results = updates.filter((u) => u.sessionUpdate === "tool_call_update") as Record<
+    string,
+    unknown
+  >[];
+  deepEqual(results.map((u) => [u.toolCallId, u.status]), [
+    ["call_b", "completed"],
+    ["call_m", "completed"],
+  ]);
+  match(JSON.stringify(results[0]?.content), /to-stdout/);
+  match(JSON.stringify(results[1]?.content), /Echo: hi/);
+  // Logs (and the MCP server's own prints) go to stderr.
+  ok(agent.stderr().length > 0);
+});
+
+Deno.test("guardStdout() sends console output and process.stdout writes to stderr", async () => {
+  const guard = new URL("../../acp/_stdout_guard.ts", import.meta.url).href;
+  const code = `import { guardStdout } from ${JSON.stringify(guard)};
+import process from "node:process";
+guardStdout();
+console.log("log"); console.info("info"); console.table([1]); console.count("n");
+process.stdout.write("raw\\n");
+await Deno.stdout.write(new TextEncoder().encode("frame\\n"));`;
+  const { stdout, stderr, success } = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--quiet", code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  ok(success, new TextDecoder().decode(stderr));
+  equal(new TextDecoder().decode(stdout), "frame\n");
+  const err = new TextDecoder().decode(stderr);
+  for (const text of ["log", "info", "n: 1", "raw"]) ok(err.includes(text), err);
+});
