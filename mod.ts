@@ -78,8 +78,14 @@ export { createHarness } from "./registry/tools_plugin.ts";
 export type { CreateHarnessOptions } from "./registry/tools_plugin.ts";
 export type {
   ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  Guard,
   PostExecuteDecision,
+  PostExecuteListener,
   PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
   ToolMode,
   ToolOutcome,
   ToolRegistry,

@@ -218,13 +218,21 @@ export class AcpSession {
    * @param callId The call id.
    * @param name The tool name.
    * @param args The parsed arguments.
+   * @param reason Why the rules ask (a permission rule's `reason`), shown after the card body.
    * @returns The `toolCall` of `session/request_permission`.
    */
-  permissionCard(callId: string, name: string, args: unknown): ToolCallCardWire {
+  permissionCard(callId: string, name: string, args: unknown, reason?: string): ToolCallCardWire {
     this.#flushDelta();
     const card = this.presenter.pendingCard(callId) ?? this.presenter.preview(callId, name, args);
     const { sessionUpdate: _, status: _status, ...toolCall } = card;
-    return toolCall;
+    if (reason === undefined || reason === "") return toolCall;
+    return {
+      ...toolCall,
+      content: [...(toolCall.content ?? []), {
+        type: "content",
+        content: { type: "text", text: reason },
+      }],
+    };
   }
 
   /** Stops the coalescing timer (buffered data is sent first). */

@@ -7,6 +7,8 @@
 import { join, resolve } from "node:path";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
+// The checker's own file: it imports nothing, while mcp/mod.ts would load the large MCP SDK at start-up.
+import { checkMcpServerConfig } from "../mcp/config.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
@@ -123,6 +125,33 @@ function strings(source: string, key: string, value: unknown): string[] {
 
 const DECISIONS = ["allow", "ask", "deny"] as const;
 
+const PARSE_ERRORS: Record<string, string> = {
+  InvalidSymbol: "unexpected character",
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: "expected a property name in double quotes",
+  ValueExpected: "expected a value",
+  ColonExpected: 'expected ":"',
+  CommaExpected: 'expected ","',
+  CloseBraceExpected: 'expected "}"',
+  CloseBracketExpected: 'expected "]"',
+  EndOfFileExpected: "expected the end of the file",
+  InvalidCommentToken: "invalid comment",
+  UnexpectedEndOfComment: "unterminated comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unterminated number",
+  InvalidUnicode: "invalid unicode escape",
+  InvalidEscapeCharacter: "invalid escape character",
+  InvalidCharacter: "invalid character",
+};
+
+function httpUrl(source: string, key: string, value: string): string {
+  const url = URL.parse(value);
+  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    fail(source, `"${key}" must be an http or https URL: received ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /**
  * Parses and validates JSONC configuration text (comments and trailing commas allowed).
  *
@@ -148,7 +177,12 @@ export function parseConfig(text: string, source: string): AgentConfig {
   const blank = raw === undefined && errors.length === 1 &&
     printParseErrorCode(first!.error) === "ValueExpected";
   if (first !== undefined && !blank) {
-    fail(source, `${printParseErrorCode(first.error)} at ${lineCol(text, first.offset)}`);
+    fail(
+      source,
+      `syntax error at ${lineCol(text, first.offset)}: ${
+        PARSE_ERRORS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)
+      }`,
+    );
   }
   const top = record(source, "(top level)", raw ?? {});
   const known = new Set([
@@ -206,7 +240,6 @@ export function parseConfig(text: string, source: string): AgentConfig {
   const servers = record(source, "mcpServers", top.mcpServers);
   const mcpServers: Record<string, McpServerConfig> = {};
   for (const [name, value] of Object.entries(servers)) {
-    // A shape check only; the MCP plugin validates the rest when it starts (its SDK is large).
     const server = record(source, `mcpServers.${name}`, value);
     const hasCommand = typeof server.command === "string" && server.command !== "";
     const hasUrl = typeof server.url === "string" && server.url !== "";
@@ -218,7 +251,12 @@ export function parseConfig(text: string, source: string): AgentConfig {
         }`,
       );
     }
-    mcpServers[name] = server as unknown as McpServerConfig;
+    try {
+      mcpServers[name] = checkMcpServerConfig(name, server);
+    } catch (error) {
+      const detail = (error as Error).message.replace(/^Cannot configure MCP server "[^"]*": /, "");
+      fail(source, `"mcpServers.${name}" is invalid: ${detail}`);
+    }
   }
   return {
     model: {
@@ -230,7 +268,11 @@ export function parseConfig(text: string, source: string): AgentConfig {
         d.model.provider,
       ),
       model: str(source, "model.model", model.model, d.model.model),
-      baseUrl: str(source, "model.baseUrl", model.baseUrl, d.model.baseUrl),
+      baseUrl: httpUrl(
+        source,
+        "model.baseUrl",
+        str(source, "model.baseUrl", model.baseUrl, d.model.baseUrl),
+      ),
     },
     toolMode: oneOf(source, "toolMode", top.toolMode, ["native", "code", "both"], d.toolMode),
     permissions,
@@ -311,8 +353,9 @@ export async function loadConfig(
   try {
     text = await Deno.readTextFile(file);
   } catch (error) {
-    if (path === undefined && error instanceof Deno.errors.NotFound) {
-      return { config: DEFAULT_CONFIG };
+    if (error instanceof Deno.errors.NotFound) {
+      if (path === undefined) return { config: DEFAULT_CONFIG };
+      throw new Deno.errors.NotFound(`Cannot read config "${file}": the file does not exist`);
     }
     throw error;
   }

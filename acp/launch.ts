@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
 import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
+import { serveStartupError, startupErrorMessage } from "./_startup_error.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -74,7 +75,22 @@ export async function agentCommand(
 
 if (import.meta.main) {
   const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
-  const { command, args, cwd } = await agentCommand(workspace, Deno.args);
+  let computed: AgentCommand | undefined;
+  try {
+    computed = await agentCommand(workspace, Deno.args);
+  } catch (error) {
+    // A bad flag or config: tell the editor (every request fails with the message), no stack.
+    const message = startupErrorMessage(error);
+    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${message}\n`));
+    const encoder = new TextEncoder();
+    await serveStartupError(message, Deno.stdin.readable, async (line) => {
+      const bytes = encoder.encode(line + "\n");
+      let offset = 0;
+      while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+    });
+    Deno.exit(1);
+  }
+  const { command, args, cwd } = computed;
   const status = await new Deno.Command(command, {
     args: [...args],
     cwd,

@@ -23,6 +23,7 @@ import { type AgentConfig, decide, loadConfig } from "./config.ts";
 import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
 import { readFirstLine } from "./_stdin_prefix.ts";
 import { guardStdout } from "./_stdout_guard.ts";
+import { serveStartupError, startupErrorMessage } from "./_startup_error.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -53,18 +54,24 @@ export interface AgentArgs {
  * ```
  */
 export function parseAgentArgs(args: readonly string[]): AgentArgs {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      config: { type: "string" },
-      script: { type: "string" },
-      "sessions-dir": { type: "string" },
-      "flush-ms": { type: "string" },
-      "log-level": { type: "string" },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const flags = {
+    config: { type: "string" },
+    script: { type: "string" },
+    "sessions-dir": { type: "string" },
+    "flush-ms": { type: "string" },
+    "log-level": { type: "string" },
+  } as const;
+  let values: ReturnType<typeof parseArgs<{ options: typeof flags }>>["values"];
+  try {
+    ({ values } = parseArgs({ args: [...args], options: flags, strict: true }));
+  } catch (error) {
+    const reason = (error as Error).message.replace(/\.$/, "");
+    throw new TypeError(
+      `Cannot start the agent: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}: expected ${
+        Object.keys(flags).map((f) => `--${f} <value>`).join(", ")
+      }; received ${JSON.stringify(args)}`,
+    );
+  }
   const flushMs = Number(values["flush-ms"] ?? 50);
   if (!Number.isFinite(flushMs) || flushMs < 0) {
     throw new TypeError(
@@ -150,7 +157,14 @@ function permissionGate(config: AgentConfig) {
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {
-  const options = parseAgentArgs(args);
+  // A bad flag, config or script must reach the editor as an error, not as a silent exit.
+  let startupError: unknown;
+  let options: AgentArgs = { flushMs: 50, logLevel: "info" };
+  try {
+    options = parseAgentArgs(args);
+  } catch (error) {
+    startupError = error;
+  }
   // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
   const first = await readFirstLine(Deno.stdin.readable);
   let input = first.rest;
@@ -165,10 +179,34 @@ export async function main(args: readonly string[]): Promise<number> {
   }
   guardStdout();
   const cwd = Deno.cwd();
-  const { config, file } = await loadConfig(cwd, options.config);
-  const base = file === undefined ? cwd : dirname(resolve(file));
-  const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
-  await Deno.mkdir(sessionsDir, { recursive: true });
+  let config: AgentConfig | undefined;
+  let sessionsDir = "";
+  let scripted: ModelAdapter | undefined;
+  if (startupError === undefined) {
+    try {
+      const loaded = await loadConfig(cwd, options.config);
+      config = loaded.config;
+      const base = loaded.file === undefined ? cwd : dirname(resolve(loaded.file));
+      sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
+      await Deno.mkdir(sessionsDir, { recursive: true });
+      if (options.script !== undefined) {
+        const { loadScriptModel } = await import("./script_model.ts");
+        scripted = await loadScriptModel(options.script);
+      }
+    } catch (error) {
+      startupError = error;
+    }
+  }
+  if (startupError !== undefined || config === undefined) {
+    const text = startupErrorMessage(startupError);
+    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${text}\n`));
+    await serveStartupError(
+      text,
+      input,
+      (line) => writeAll(new TextEncoder().encode(line + "\n")),
+    );
+    return 1;
+  }
   const [agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
     import("../agent/mod.ts"),
     import("../registry/mod.ts"),
@@ -177,10 +215,9 @@ export async function main(args: readonly string[]): Promise<number> {
   const apiKey = Deno.env.get("DEEPSEEK_API_KEY");
   let createAdapter: () => ModelAdapter;
   let model = Deno.env.get("DEEPSEEK_MODEL") ?? config.model.model;
-  if (options.script !== undefined) {
-    const { loadScriptModel } = await import("./script_model.ts");
-    const scripted = await loadScriptModel(options.script);
-    createAdapter = () => scripted;
+  if (scripted !== undefined) {
+    const adapter = scripted;
+    createAdapter = () => adapter;
     model = "scripted";
   } else if (usesDeepSeek(config, apiKey)) {
     const baseUrl = Deno.env.get("DEEPSEEK_BASE_URL") ?? config.model.baseUrl;

@@ -102,7 +102,15 @@ export function scriptEntries(entries: unknown, source: string): MockEntry[] {
  * ```
  */
 export async function loadScriptModel(path: string): Promise<MockAdapter> {
-  const text = await Deno.readTextFile(path);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(`Cannot read script "${path}": the file does not exist`);
+    }
+    throw error;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -203,6 +203,21 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       replaying: false,
       disposeMcp: undefined,
     };
+    // An editor-provided stdio server the profile cannot run would only fail later with a
+    // permission error; say how to allow it instead.
+    servers = servers.filter((server) => {
+      if (!("command" in server) || typeof server.command !== "string") return true;
+      const state = Deno.permissions.querySync({ name: "run", command: server.command }).state;
+      if (state === "granted") return true;
+      logger.warn(
+        `Cannot start MCP server ${
+          JSON.stringify(server.name)
+        } from the editor: the agent may not run ${
+          JSON.stringify(server.command)
+        }: add it to "allowRun" in dsh.jsonc`,
+      );
+      return false;
+    });
     if (servers.length > 0) {
       // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
       const { startAcpMcpServers } = await import("../mcp/mod.ts");
@@ -228,10 +243,15 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
   }
 
   const approval: ApprovalService = {
-    request(exec: ToolExecution): Promise<ApprovalOutcome> {
+    request(exec: ToolExecution, options?: { readonly reason?: string }): Promise<ApprovalOutcome> {
       const live = exec.agent ? sessions.get(exec.agent.sessionId) : undefined;
       if (!live) return Promise.resolve("unavailable");
-      const card = live.view.permissionCard(exec.callId, exec.name, exec.arguments);
+      const card = live.view.permissionCard(
+        exec.callId,
+        exec.name,
+        exec.arguments,
+        options?.reason,
+      );
       return live.permissions.ask(exec.name, card, live.turn?.signal);
     },
   };
@@ -317,7 +337,16 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
       await options.ready;
       const { sessionId } = params;
-      if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw RequestError.sessionNotFound(sessionId);
+      const logPath = `${options.sessionsDir}/${sessionId}.jsonl`;
+      const notFound = () =>
+        new RequestError(
+          -32002,
+          `Cannot load session ${JSON.stringify(sessionId)}: no session log ${
+            JSON.stringify(logPath)
+          }`,
+          { sessionId },
+        );
+      if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound();
       const existing = sessions.get(sessionId);
       if (existing) await close(existing);
       let agent: Agent;
@@ -325,13 +354,13 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         agent = await createAgent(ctx, {
           adapter: options.createAdapter(),
           model: options.model,
-          logPath: `${options.sessionsDir}/${sessionId}.jsonl`,
+          logPath,
           resume: true,
           toolMode,
           ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
         });
       } catch (error) {
-        if (error instanceof Deno.errors.NotFound) throw RequestError.sessionNotFound(sessionId);
+        if (error instanceof Deno.errors.NotFound) throw notFound();
         throw error;
       }
       const live = await open(agent, params.mcpServers ?? []);
@@ -347,7 +376,15 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     })
     .onRequest("session/prompt", async ({ params }) => {
       const live = sessions.get(params.sessionId);
-      if (!live) throw RequestError.sessionNotFound(params.sessionId);
+      if (!live) {
+        throw new RequestError(
+          -32002,
+          `Cannot prompt session ${
+            JSON.stringify(params.sessionId)
+          }: it is not open in this agent (create it with session/new or open it with session/load)`,
+          { sessionId: params.sessionId },
+        );
+      }
       if (live.turn) {
         throw new RequestError(
           -32600,

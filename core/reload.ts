@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { isAbsolute } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Context } from "./context.ts";
 import type { Fiber } from "./fiber.ts";
 import type { Plugin } from "./plugin.ts";
@@ -28,10 +30,14 @@ let counter = 0;
  *
  * @typeParam C The plugin's config type.
  * @param ctx The parent context.
- * @param url The plugin module (absolute file or https URL).
+ * @param url The plugin module: a URL (`new URL("./my_plugin.ts", import.meta.url)`, `file:`,
+ *   `https:`) or an absolute file path. A relative path is rejected, since it would resolve
+ *   against this module rather than the caller's.
  * @param options The previous fiber, the version and the config.
- * @returns The new version's fiber (already applied, or waiting for its services).
- * @throws {TypeError} When the module has no `apply` function export.
+ * @returns The new version's fiber (already applied, or waiting for its services). When the new
+ *   `apply` throws, the fiber is returned in state `"failed"` with the cause in `fiber.error` (the
+ *   previous version is already disposed at that point): check `fiber.state` after a reload.
+ * @throws {TypeError} When `url` is a relative path or the module has no `apply` function export.
  *
  * @example Usage
  * ```ts ignore
@@ -48,7 +54,7 @@ export async function reloadPlugin<C = undefined>(
   options: ReloadPluginOptions<C> = {},
 ): Promise<Fiber> {
   const { previous, version = `${Date.now().toString(36)}-${++counter}` } = options;
-  const target = new URL(url);
+  const target = pluginUrl(url);
   target.searchParams.set("v", String(version));
   const module = await import(target.href) as Partial<Plugin<C>>;
   if (typeof module.apply !== "function") {
@@ -60,4 +66,17 @@ export async function reloadPlugin<C = undefined>(
   const fiber = ctx.plugin(module as Plugin<C>, options.config);
   await fiber.ready;
   return fiber;
+}
+
+function pluginUrl(url: string | URL): URL {
+  if (url instanceof URL) return new URL(url.href);
+  if (isAbsolute(url)) return pathToFileURL(url);
+  if (URL.canParse(url)) return new URL(url);
+  throw new TypeError(
+    `Cannot reload plugin ${
+      JSON.stringify(url)
+    }: expected a URL or an absolute file path, such as new URL(${
+      JSON.stringify(url)
+    }, import.meta.url)`,
+  );
 }

@@ -189,6 +189,13 @@ export class McpClient {
           { cause: error },
         );
       }
+      if ((error as { code?: unknown }).code === "ENOENT" && "command" in config) {
+        throw new HarnessError(
+          "SPAWN_FAILED",
+          `${where}: command ${JSON.stringify(config.command)} was not found on PATH`,
+          { cause: error },
+        );
+      }
       throw new Error(`${where}: ${errorMessage(error)}`, { cause: error });
     }
     return self;

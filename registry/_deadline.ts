@@ -87,8 +87,12 @@ export function settle(
   const { name, graceMs, logger } = options;
   const { promise: result, resolve, reject } = Promise.withResolvers<unknown>();
   let grace: ReturnType<typeof setTimeout> | undefined;
+  let settled = false;
   const onAbort = () => {
-    grace = setTimeout(() => {
+    // Deno may run microtasks between a timeout signal's abort listeners, so the body can have
+    // settled (and the finally below run) before this listener is reached…
+    if (settled) return;
+    const timer = setTimeout(() => {
       logger.warn(
         `tool "${name}" ignored its aborted signal for ${graceMs} ms; its promise is left to settle in the background`,
       );
@@ -98,11 +102,15 @@ export function settle(
       );
       resolve(ABANDONED);
     }, graceMs);
+    // …and setTimeout() itself may run them: the body can settle while the timer is created.
+    if (settled) clearTimeout(timer);
+    else grace = timer;
   };
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   promise.then(resolve, reject);
   return result.finally(() => {
+    settled = true;
     signal.removeEventListener("abort", onAbort);
     if (grace !== undefined) clearTimeout(grace);
   });

@@ -158,6 +158,15 @@ export function normalizeReturn(
         }`,
       );
     }
+    if (Object.hasOwn(value, "isError")) {
+      // ExecuteReturn has no isError: silently dropping it would turn an intended failure into a
+      // success (TypeScript does not flag the extra key on an inferred return type).
+      throw new TypeError(
+        `tool "${tool}" returned a malformed result: { content, meta } has no isError field, received isError: ${
+          describeValue((value as { isError?: unknown }).isError)
+        }; throw an Error to fail the call, or report a domain failure in the content text`,
+      );
+    }
     meta = (value as { meta?: unknown }).meta;
   }
   const blocks = materializeContent(content, `tool "${tool}" returned invalid content`);

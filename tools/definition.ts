@@ -74,7 +74,11 @@ export interface ToolExecution {
   deferContext(content: readonly ContentBlock[]): void;
 }
 
-/** What `execute` may return: content blocks, or content plus durable presentation `meta`. */
+/**
+ * What `execute` may return: content blocks, or content plus durable presentation `meta`. There is
+ * no `isError` field (a result carrying one is rejected as malformed): throw to fail the call, and
+ * report domain failures (a non-zero exit code) in the content text.
+ */
 export type ExecuteReturn =
   | readonly ContentBlock[]
   | { readonly content: readonly ContentBlock[]; readonly meta?: JsonValue };

@@ -39,7 +39,26 @@ Deno.test("parseConfig() gives defaults for an empty file", () => {
 Deno.test("parseConfig() reports syntax errors with line and column", () => {
   throws(() => parseConfig('{\n  "toolMode": "code"\n  "sandbox": "off"\n}', "/p/dsh.jsonc"), {
     name: "SyntaxError",
-    message: 'Cannot read config "/p/dsh.jsonc": CommaExpected at line 3, column 3',
+    message: 'Cannot read config "/p/dsh.jsonc": syntax error at line 3, column 3: expected ","',
+  });
+  throws(() => parseConfig('{ "toolMode": "code"\n', "c"), {
+    message: 'Cannot read config "c": syntax error at line 2, column 1: expected "}"',
+  });
+});
+
+Deno.test("parseConfig() rejects a bad model URL and bad MCP server fields at load time", () => {
+  throws(() => parseConfig('{"model": {"baseUrl": "not a url"}}', "c"), {
+    name: "SyntaxError",
+    message:
+      'Cannot read config "c": "model.baseUrl" must be an http or https URL: received "not a url"',
+  });
+  throws(() => parseConfig('{"mcpServers": {"x": {"command": "node", "args": "a b"}}}', "c"), {
+    message:
+      'Cannot read config "c": "mcpServers.x" is invalid: "args" must be an array of strings, current value is "a b"',
+  });
+  throws(() => parseConfig('{"mcpServers": {"h": {"url": "ftp://h"}}}', "c"), {
+    message:
+      'Cannot read config "c": "mcpServers.h" is invalid: "url" must be an http or https URL, current value is "ftp://h"',
   });
 });
 
@@ -68,6 +87,14 @@ Deno.test("decide() applies the first matching rule, then the default", () => {
   deepEqual(decide(config, "bash", { command: "ls" }), { decision: "ask" });
   deepEqual(decide(config, "fs_read", "raw"), { decision: "ask" });
   deepEqual(decide(DEFAULT_CONFIG, "bash", {}), { decision: "allow" });
+});
+
+Deno.test("loadConfig() says an explicit config file does not exist", async () => {
+  await using dir = await tempDir();
+  await rejects(() => loadConfig(dir.path, "nope.jsonc"), {
+    name: "NotFound",
+    message: `Cannot read config "${dir.path}/nope.jsonc": the file does not exist`,
+  });
 });
 
 Deno.test("loadConfig() reads dsh.jsonc from the cwd or falls back to defaults", async () => {

@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
@@ -116,4 +116,123 @@ await Deno.stdout.write(new TextEncoder().encode("frame\\n"));`;
   equal(new TextDecoder().decode(stdout), "frame\n");
   const err = new TextDecoder().decode(stderr);
   for (const text of ["log", "info", "n: 1", "raw"]) ok(err.includes(text), err);
+});
+
+const PLAIN_ENV = (home: string) => ({
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  HOME: home,
+  TMPDIR: home,
+});
+
+async function expectStartupError(
+  main: string | undefined,
+  permissions: string[],
+  args: string[],
+  cwd: string,
+  expected: string,
+): Promise<void> {
+  const frames: string[] = [];
+  const agent = spawnAgentProcess(client({ name: "bad-config" }), {
+    permissions,
+    args,
+    cwd,
+    clearEnv: true,
+    env: PLAIN_ENV(cwd),
+    onFrame: (line) => frames.push(line),
+    ...(main !== undefined ? { main } : {}),
+  });
+  let status: Deno.CommandStatus;
+  try {
+    const a = agent.connection.agent;
+    const init = await a.request("initialize", { protocolVersion: 1 });
+    equal(init.protocolVersion, 1);
+    await rejects(() => a.request("session/new", { cwd, mcpServers: [] }), {
+      code: -32603,
+      message: expected,
+    });
+  } finally {
+    status = await agent.close();
+  }
+  equal(status.code, 1);
+  for (const line of frames) equal((JSON.parse(line) as { jsonrpc: string }).jsonrpc, "2.0");
+  const stderr = agent.stderr();
+  ok(stderr.includes(`[dsh] ERROR acp: ${expected}`), stderr);
+  ok(!/^\s+at /m.test(stderr), `no stack trace expected: ${stderr}`);
+}
+
+Deno.test("main() reports a bad dsh.jsonc on session/new instead of exiting after initialize", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "dsh.jsonc"), '{ "toolMode": "codes" }');
+  await expectStartupError(
+    undefined,
+    [`--allow-read=${dir.path}`, `--allow-env`],
+    [],
+    dir.path,
+    `Cannot read config "${
+      join(dir.path, "dsh.jsonc")
+    }": "toolMode" must be one of "native", "code", "both": received "codes"`,
+  );
+});
+
+Deno.test("main() reports a missing --script file on session/new", async () => {
+  await using dir = await tempDir();
+  await expectStartupError(
+    undefined,
+    [`--allow-read=${dir.path}`, `--allow-write=${dir.path}`, `--allow-env`],
+    ["--script", "none.json"],
+    dir.path,
+    'Cannot read script "none.json": the file does not exist',
+  );
+});
+
+Deno.test("launch.ts reports a config syntax error on session/new without a stack trace", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "dsh.jsonc"), '{ "toolMode": "code" ');
+  await expectStartupError(
+    new URL("../../acp/launch.ts", import.meta.url).pathname,
+    ["--allow-read", "--allow-env", "--allow-run=deno"],
+    [],
+    dir.path,
+    `Cannot read config "${
+      join(dir.path, "dsh.jsonc")
+    }": syntax error at line 1, column 22: expected "}"`,
+  );
+});
+
+Deno.test("session/new skips an editor MCP server the profile cannot run and names allowRun", async () => {
+  await using dir = await tempDir();
+  const cwd = join(dir.path, "ws");
+  const sessionsDir = join(dir.path, "sessions");
+  await Deno.mkdir(cwd);
+  const scriptPath = join(dir.path, "script.json");
+  await Deno.writeTextFile(scriptPath, JSON.stringify([{ text: "hi" }]));
+  const flags = permissionFlags(parseConfig("{}", "c"), {
+    roots: [cwd],
+    sessionsDir,
+    readOnly: [scriptPath],
+    tmpDir: dir.path,
+    useDeepSeek: false,
+  });
+  const agent = spawnAgentProcess(client({ name: "mcp-denied" }), {
+    permissions: flags,
+    args: ["--script", scriptPath, "--sessions-dir", sessionsDir],
+    cwd,
+    clearEnv: true,
+    env: PLAIN_ENV(dir.path),
+  });
+  try {
+    const a = agent.connection.agent;
+    await a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await a.request("session/new", {
+      cwd,
+      mcpServers: [{ name: "ev", command: "node", args: [EVERYTHING, "stdio"], env: [] }],
+    });
+    ok(sessionId);
+  } finally {
+    await agent.close();
+  }
+  match(
+    agent.stderr(),
+    /Cannot start MCP server "ev" from the editor: the agent may not run "node": add it to "allowRun" in dsh\.jsonc/,
+  );
 });

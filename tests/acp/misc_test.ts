@@ -33,7 +33,11 @@ Deno.test("parseAgentArgs() reads flags and rejects bad values", () => {
       "Cannot start the agent as '--flush-ms' must be a non-negative number: current value is \"-1\"",
   });
   throws(() => parseAgentArgs(["--log-level", "loud"]), TypeError);
-  throws(() => parseAgentArgs(["--nope"]));
+  throws(() => parseAgentArgs(["--nope"]), {
+    name: "TypeError",
+    message:
+      "Cannot start the agent: unknown option '--nope': expected --config <value>, --script <value>, --sessions-dir <value>, --flush-ms <value>, --log-level <value>; received [\"--nope\"]",
+  });
 });
 
 Deno.test("usesDeepSeek() follows the provider and the key", () => {
@@ -60,6 +64,14 @@ Deno.test("loadScriptModel() reports invalid JSON", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(`${dir.path}/s.json`, "[");
   await rejects(() => loadScriptModel(`${dir.path}/s.json`), SyntaxError);
+});
+
+Deno.test("loadScriptModel() says a missing file does not exist", async () => {
+  await using dir = await tempDir();
+  await rejects(() => loadScriptModel(`${dir.path}/none.json`), {
+    name: "NotFound",
+    message: `Cannot read script "${dir.path}/none.json": the file does not exist`,
+  });
 });
 
 Deno.test("createDemoModel() runs bash, write, edit, then sums up", async () => {

@@ -246,11 +246,22 @@ Deno.test("createAcpServer() refuses a relative cwd and an unknown session", asy
     await rejects(
       () =>
         s.a.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] }),
-      /not found/i,
+      {
+        code: -32002,
+        message:
+          'Cannot prompt session "nope": it is not open in this agent (create it with session/new or open it with session/load)',
+      },
     );
     await rejects(
       () => s.a.request("session/load", { sessionId: "missing", cwd: dir.path, mcpServers: [] }),
-      /not found/i,
+      {
+        code: -32002,
+        message: /^Cannot load session "missing": no session log ".*missing\.jsonl"$/,
+      },
+    );
+    await rejects(
+      () => s.a.request("session/load", { sessionId: "../x", cwd: dir.path, mcpServers: [] }),
+      { code: -32002, message: /^Cannot load session "\.\.\/x": no session log/ },
     );
   } finally {
     await s.close();

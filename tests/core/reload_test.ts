@@ -82,3 +82,23 @@ Deno.test("reloadPlugin() keeps the previous fiber when the new module has no ap
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("reloadPlugin() accepts an absolute file path and rejects a relative one", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "plugin.js");
+  const ctx = await createHarness({ logSink: () => {} });
+  try {
+    await Deno.writeTextFile(file, pluginSource("v1", "only_v1"));
+    const v1 = await reloadPlugin(ctx, file);
+    equal(v1.state, "active");
+    equal(ctx.tools.get("only_v1")?.name, "only_v1");
+    await rejects(reloadPlugin(ctx, "./plugin.js", { previous: v1 }), {
+      name: "TypeError",
+      message: 'Cannot reload plugin "./plugin.js": expected a URL or an absolute file path, ' +
+        'such as new URL("./plugin.js", import.meta.url)',
+    });
+    equal(v1.state, "active");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});

@@ -173,3 +173,12 @@ Deno.test({
     });
   },
 });
+
+Deno.test("McpClient.connect() says when the server command is not on PATH", async () => {
+  await rejects(McpClient.connect("ghost", { command: "dsh-no-such-mcp-server" }), {
+    name: "HarnessError",
+    code: "SPAWN_FAILED",
+    message:
+      'Cannot connect to MCP server "ghost": command "dsh-no-such-mcp-server" was not found on PATH',
+  });
+});

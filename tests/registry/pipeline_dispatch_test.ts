@@ -2,6 +2,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
 import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
+import { defineTool } from "../../tools/define_tool.ts";
 import type { AroundExecution, ToolOutcome } from "../../registry/types.ts";
 import { harness, rawTool, text } from "./_harness.ts";
 
@@ -143,6 +144,35 @@ Deno.test("tools/execute: a wrapper's signal reaches the body and the caller's s
   equal(limited.error?.code, "RATE_LIMITED");
 });
 
+Deno.test("tools/execute: a body honouring an AbortSignal.timeout() deadline is not reported as ignoring it", async () => {
+  // Deno runs microtasks between the abort listeners of a timeout signal, so the body's rejection
+  // and the whole outcome chain settled before the registry's own abort listener ran; that
+  // listener then armed a grace timer nothing cleared: a false "ignored its aborted signal"
+  // warning 2 s later, and a timer keeping the process alive.
+  await using h = await harness({ abortGraceMs: 1 });
+  h.ctx.tools.register(defineTool({
+    name: "t",
+    description: "Waits for its signal",
+    parameters: {},
+    execute: (_args, exec) =>
+      new Promise<ExecuteReturn>((_resolve, reject) => {
+        exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
+      }),
+  }));
+  h.ctx.on("tools/execute", (exec: AroundExecution, next: Next) => {
+    exec.signal = AbortSignal.any([exec.signal, AbortSignal.timeout(5)]);
+    return next();
+  });
+  const outcome = await h.ctx.tools.execute({ callId: "1", name: "t", arguments: {} });
+  equal(outcome.error?.name, "TimeoutError");
+  // A leftover 1 ms grace timer is armed in this same task, so it fires before a 20 ms one.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  deepEqual(
+    h.logs.filter((record) => record.level !== "debug").map((record) => record.message),
+    [],
+  );
+});
+
 Deno.test("execute() cancellation codes", async (t) => {
   await using h = await harness({ abortGraceMs: 20 });
   let gate = Promise.withResolvers<void>();
@@ -246,7 +276,7 @@ Deno.test("execute() cancellation codes", async (t) => {
     equal(outcome.error?.code, "ABORTED");
     ok(h.logs.some((r) => r.message.includes("ignored its aborted signal for 20 ms")));
     gate.resolve();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setTimeout(resolve, 1));
   });
 });
 
@@ -281,7 +311,7 @@ Deno.test("execute() enforces timeoutMs with TOOL_TIMEOUT", async (t) => {
     const outcome = await h.ctx.tools.execute({ callId: "2", name: "stubborn", arguments: {} });
     equal(outcome.error?.code, "TOOL_TIMEOUT");
     gate.resolve();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setTimeout(resolve, 1));
   });
   await t.step("a fast body leaves no timer behind", async () => {
     equal(text(await h.ctx.tools.execute({ callId: "3", name: "fast", arguments: {} })), "fast");
@@ -331,6 +361,15 @@ Deno.test("execute() normalizes every kind of body result", async (t) => {
         'Error: tool "t" returned a malformed result: expected an array of content blocks or { content, meta }, received undefined',
     }],
     ["content not an array", () => ({ content: "x" }), { isError: true }],
+    [
+      "an isError field",
+      () => ({ content: [{ type: "text", text: "no such file" }], isError: true }),
+      {
+        isError: true,
+        text:
+          'Error: tool "t" returned a malformed result: { content, meta } has no isError field, received isError: true; throw an Error to fail the call, or report a domain failure in the content text',
+      },
+    ],
     ["unknown block", () => [{ type: "audio" }], {
       isError: true,
       text:
