@@ -177,7 +177,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     const view = new AcpSession({
       cwd: agent.cwd,
       terminalOutput,
-      lookup: (name) => ctx.tools.get(name),
+      lookup: (name) => ctx.tools.get(name, { scope: agent.sessionId }),
       send: sender(agent.sessionId),
       flushMs,
       logger,
@@ -221,7 +221,10 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     if (servers.length > 0) {
       // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
       const { startAcpMcpServers } = await import("../mcp/mod.ts");
-      const fiber = startAcpMcpServers(ctx, servers, { cwd: agent.cwd });
+      const fiber = startAcpMcpServers(ctx, servers, {
+        cwd: agent.cwd,
+        scope: agent.sessionId,
+      });
       live.disposeMcp = () => fiber.dispose();
       await fiber.ready;
     }

@@ -55,7 +55,9 @@ export async function runSteps(
         }
       },
       isSafe: (call, args) =>
-        !signal.aborted && host.ctx.tools.isConcurrencySafe(call.name, args) === true,
+        !signal.aborted && host.ctx.tools.isConcurrencySafe(call.name, args, {
+            scope: host.agent.sessionId,
+          }) === true,
       started: (call) =>
         host.append("tool/call", {
           turn,
@@ -90,7 +92,7 @@ async function streamStep(
     model: host.options.model,
     system,
     messages: host.messages(),
-    tools: ctx.tools.schemas({ mode }),
+    tools: ctx.tools.schemas({ mode, scope: agent.sessionId }),
     signal,
     ...(maxTokens === undefined ? {} : { maxTokens }),
   };

@@ -64,10 +64,12 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
     let lastList: readonly AnyToolDefinition[] | undefined;
     let lastSection = "";
     ctx.on(CODE_MODE_PROMPT_HOOK, function addCodeModeSection(prompt: unknown, agent: unknown) {
-      const agentMode = (agent as { toolMode?: unknown } | undefined)?.toolMode;
+      const { toolMode: agentMode, sessionId } =
+        (agent as { toolMode?: unknown; sessionId?: unknown } | undefined) ?? {};
       const effective = typeof agentMode === "string" ? agentMode : mode;
       if (effective !== "code" && effective !== "both") return undefined;
-      const list = tools.list();
+      // The agent's view: global tools plus its session's own (for example its editor's MCP tools).
+      const list = tools.list(typeof sessionId === "string" ? { scope: sessionId } : undefined);
       if (list !== lastList) {
         lastList = list;
         lastSection = codeModePrompt(list);

@@ -55,6 +55,11 @@ export interface AcpMcpServersOptions {
   readonly cwd?: string;
   /** Reconnect backoff. @default {{}} */
   readonly reconnect?: McpReconnectOptions;
+  /**
+   * The registry scope (normally the session id) the tools are registered in, so that only that
+   * session sees them. @default {undefined}
+   */
+  readonly scope?: string;
 }
 
 /**
@@ -87,7 +92,7 @@ export function acpMcpServersToConfig(
   servers: readonly AcpMcpServer[],
   options: AcpMcpServersOptions = {},
 ): McpPluginConfig {
-  const { cwd, reconnect } = options;
+  const { cwd, reconnect, scope } = options;
   const out: Record<string, McpServerConfig> = {};
   for (const server of servers) {
     if (Object.hasOwn(out, server.name)) {
@@ -116,7 +121,11 @@ export function acpMcpServersToConfig(
       );
     }
   }
-  return reconnect === undefined ? { servers: out } : { servers: out, reconnect };
+  return {
+    servers: out,
+    ...(reconnect === undefined ? {} : { reconnect }),
+    ...(scope === undefined ? {} : { scope }),
+  };
 }
 
 /**
@@ -124,15 +133,15 @@ export function acpMcpServersToConfig(
  * tools are registered through `ctx.tools` from that fiber, and disposing the returned fiber
  * (or `ctx`'s fiber) closes every server. `await fiber.ready` waits for the first connections.
  *
- * @param ctx The session-scoped context (its `ctx.tools` decides where tools are visible).
+ * @param ctx The session's context (its `ctx.tools` receives the tools).
  * @param servers The list from `session/new` or `session/load`.
- * @param options Working directory and reconnect backoff.
+ * @param options Working directory, reconnect backoff and the registry `scope` (the session id).
  * @returns The plugin fiber.
  * @throws {TypeError} When the list is invalid (checked before any server starts).
  *
  * @example Usage
  * ```ts ignore
- * const fiber = startAcpMcpServers(sessionCtx, params.mcpServers, { cwd: params.cwd });
+ * const fiber = startAcpMcpServers(ctx, params.mcpServers, { cwd: params.cwd, scope: sessionId });
  * await fiber.ready;
  * ```
  */

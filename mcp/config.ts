@@ -51,6 +51,12 @@ export interface McpPluginConfig {
   readonly servers: Readonly<Record<string, McpServerConfig>>;
   /** Reconnect backoff shared by every server. @default {{}} */
   readonly reconnect?: McpReconnectOptions;
+  /**
+   * Registers the tools in this registry scope (a session id) instead of globally: only that
+   * session sees them, and they shadow global tools of the same name there.
+   * @default {undefined}
+   */
+  readonly scope?: string;
 }
 
 /**

@@ -50,6 +50,7 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
       name,
       server,
       ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
+      ...(config.scope === undefined ? {} : { scope: config.scope }),
     })
   );
   await Promise.all(fibers.map((fiber) => fiber.ready));

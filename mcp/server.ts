@@ -24,6 +24,8 @@ export interface McpServerPluginConfig {
   readonly server: McpServerConfig;
   /** Reconnect backoff. @default {{}} */
   readonly reconnect?: McpReconnectOptions;
+  /** The registry scope (a session id) the tools are registered in; global when omitted. @default {undefined} */
+  readonly scope?: string;
 }
 
 /** Payload of the `"mcp/status"` ctx event. */
@@ -73,7 +75,7 @@ export const mcpServerPlugin: Plugin<McpServerPluginConfig> = {
 };
 
 async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise<void> {
-  const { name, reconnect = {} } = config;
+  const { name, reconnect = {}, scope } = config;
   const server = checkMcpServerConfig(name, config.server);
   const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, enabled = true } = reconnect;
   const tools = ctx.get<ToolRegistry>("tools");
@@ -107,7 +109,7 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
         continue;
       }
       try {
-        registered.push(tools.register(definition));
+        registered.push(tools.register(definition, scope === undefined ? undefined : { scope }));
         names.push(definition.name);
       } catch (error) {
         logger.warn(`MCP server "${name}": tool "${info.name}" skipped: ${errorMessage(error)}`);

@@ -66,6 +66,12 @@ interface Entry {
   readonly schema: ToolSchema;
 }
 
+interface View {
+  readonly entries: readonly Entry[];
+  readonly list: readonly AnyToolDefinition[];
+  readonly schemas: Map<ToolMode, readonly ToolSchema[]>;
+}
+
 /**
  * Creates the `ctx.tools` service. Events are dispatched through `ctx` (the providing plugin's
  * context); each caller gets a view whose `register()`/`guard()` are effects of its own fiber.
@@ -126,10 +132,13 @@ class ToolRegistryService {
   readonly #ctx: Context;
   readonly #defaultTimeoutMs: number | undefined;
   readonly #graceMs: number;
+  /** The global layer. */
   readonly #tools = new Map<string, Entry>();
+  /** Session-scoped layers (scope → name → entry); a scoped entry shadows a global one. */
+  readonly #scoped = new Map<string, Map<string, Entry>>();
   #guards: readonly Guard[] = [];
-  #sorted: readonly AnyToolDefinition[] | undefined;
-  readonly #schemas = new Map<ToolMode, readonly ToolSchema[]>();
+  /** Visible entries sorted by name, per scope (`undefined` = global only); cleared on change. */
+  readonly #views = new Map<string | undefined, View>();
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
     this.#ctx = ctx;
@@ -140,19 +149,26 @@ class ToolRegistryService {
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
   bind(caller: Context): ToolRegistry & { [BIND_SERVICE](ctx: Context): ToolRegistry } {
     return {
-      register: (definition) => this.#register(caller, definition, false),
-      registerCodeRunner: (definition) => this.#register(caller, definition, true),
-      get: (name) => this.#tools.get(name)?.definition,
-      list: () => this.#list(),
-      schemas: (options) => this.#schemasFor(options?.mode ?? "native"),
+      register: (definition, options) =>
+        this.#register(caller, definition, false, checkScope("register a tool", options?.scope)),
+      registerCodeRunner: (definition) => this.#register(caller, definition, true, undefined),
+      get: (name, options) => this.#resolve(name, options?.scope)?.definition,
+      list: (options) => this.#view(options?.scope).list,
+      schemas: (options) => this.#schemasFor(options?.mode ?? "native", options?.scope),
       guard: (guard) => this.#guard(caller, guard),
       execute: (request) => this.#execute(request),
-      isConcurrencySafe: (name, args) => this.#isConcurrencySafe(name, args),
+      isConcurrencySafe: (name, args, options) =>
+        this.#isConcurrencySafe(name, args, options?.scope),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
     };
   }
 
-  #register(caller: Context, definition: AnyToolDefinition, codeRunner: boolean): () => void {
+  #register(
+    caller: Context,
+    definition: AnyToolDefinition,
+    codeRunner: boolean,
+    scope: string | undefined,
+  ): () => void {
     if (definition.background === true) {
       // The jobs layer (when loaded) adds `run_in_background`; wrapping is idempotent.
       definition = caller.get<BackgroundWrapper>("jobs")?.wrap(definition) ?? definition;
@@ -172,7 +188,7 @@ class ToolRegistryService {
         `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
       );
     }
-    if (this.#tools.has(name)) {
+    if ((scope === undefined ? this.#tools : this.#scoped.get(scope))?.has(name)) {
       throw new HarnessError(
         "DUPLICATE_TOOL",
         `tool "${name}" is already registered in this scope`,
@@ -180,11 +196,19 @@ class ToolRegistryService {
     }
     const entry: Entry = { definition, schema };
     const dispose = caller.effect(() => {
-      this.#tools.set(name, entry);
+      let layer = this.#tools;
+      if (scope !== undefined) {
+        layer = this.#scoped.get(scope) ?? new Map();
+        this.#scoped.set(scope, layer);
+      }
+      layer.set(name, entry);
       this.#changed();
       return () => {
-        if (this.#tools.get(name) !== entry) return;
-        this.#tools.delete(name);
+        if (layer.get(name) !== entry) return;
+        layer.delete(name);
+        if (scope !== undefined && layer.size === 0 && this.#scoped.get(scope) === layer) {
+          this.#scoped.delete(scope);
+        }
         this.#changed();
       };
     });
@@ -192,18 +216,38 @@ class ToolRegistryService {
   }
 
   #changed(): void {
-    this.#sorted = undefined;
-    this.#schemas.clear();
+    this.#views.clear();
     this.#ctx.emit("tools/changed");
   }
 
-  #list(): readonly AnyToolDefinition[] {
-    return this.#sorted ??= Object.freeze(
-      [...this.#tools.values()].map((e) => e.definition).sort((a, b) => compare(a.name, b.name)),
-    );
+  /** The entry `name` resolves to in `scope`: the scoped layer first, then the global one. */
+  #resolve(name: string, scope: string | undefined): Entry | undefined {
+    return (scope === undefined ? undefined : this.#scoped.get(scope)?.get(name)) ??
+      this.#tools.get(name);
   }
 
-  #schemasFor(mode: ToolMode): readonly ToolSchema[] {
+  /** The cached, sorted view of `scope` (a scope without registrations shares the global view). */
+  #view(scope: string | undefined): View {
+    const layer = scope === undefined ? undefined : this.#scoped.get(scope);
+    const key = layer === undefined ? undefined : scope;
+    let view = this.#views.get(key);
+    if (view === undefined) {
+      const visible = new Map(this.#tools);
+      for (const [name, entry] of layer ?? []) visible.set(name, entry);
+      const entries = Object.freeze(
+        [...visible.values()].sort((a, b) => compare(a.definition.name, b.definition.name)),
+      );
+      view = {
+        entries,
+        list: Object.freeze(entries.map((e) => e.definition)),
+        schemas: new Map(),
+      };
+      this.#views.set(key, view);
+    }
+    return view;
+  }
+
+  #schemasFor(mode: ToolMode, scope: string | undefined): readonly ToolSchema[] {
     if (mode !== "native" && mode !== "code" && mode !== "both") {
       throw new TypeError(
         `Cannot list tool schemas: mode is ${
@@ -211,14 +255,15 @@ class ToolRegistryService {
         }, expected "native", "code" or "both"`,
       );
     }
-    let schemas = this.#schemas.get(mode);
+    const view = this.#view(scope);
+    let schemas = view.schemas.get(mode);
     if (schemas === undefined) {
       schemas = Object.freeze(
-        this.#list().filter((d) =>
-          mode === "both" || (mode === "code") === (d.name === CODE_RUNNER_NAME)
-        ).map((d) => this.#tools.get(d.name)!.schema),
+        view.entries.filter((e) =>
+          mode === "both" || (mode === "code") === (e.definition.name === CODE_RUNNER_NAME)
+        ).map((e) => e.schema),
       );
-      this.#schemas.set(mode, schemas);
+      view.schemas.set(mode, schemas);
     }
     return schemas;
   }
@@ -238,8 +283,8 @@ class ToolRegistryService {
     return () => void dispose();
   }
 
-  #isConcurrencySafe(name: string, args: unknown): boolean {
-    const classify = this.#tools.get(name)?.definition.isConcurrencySafe;
+  #isConcurrencySafe(name: string, args: unknown, scope: string | undefined): boolean {
+    const classify = this.#resolve(name, scope)?.definition.isConcurrencySafe;
     if (classify === undefined) return false;
     try {
       return classify(args) === true;
@@ -254,7 +299,7 @@ class ToolRegistryService {
     if (malformed !== undefined) return errorOutcome(malformed, { name: "TypeError" });
     const name = request.name;
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
-    const entry = this.#tools.get(name);
+    const entry = this.#resolve(name, request.agent?.sessionId);
     const signal = request.signal ?? new AbortController().signal;
     const state: CallState = {
       abortable: request.signal !== undefined,
@@ -415,6 +460,14 @@ function isAbortError(error: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
+function checkScope(action: string, scope: unknown): string | undefined {
+  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
+  throw new TypeError(
+    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
+  );
 }
 
 function compare(a: string, b: string): number {

@@ -153,20 +153,26 @@ export interface ToolSchema {
 
 /** The `ctx.tools` service. */
 export interface ToolRegistry {
-  /** Registers a tool; disposing the caller's fiber unregisters it. Throws on duplicates and `run_code`. */
-  register(definition: AnyToolDefinition): () => void;
+  /**
+   * Registers a tool; disposing the caller's fiber unregisters it. Throws on duplicates (per layer:
+   * global, or one scope) and `run_code`. With `scope`, the tool is visible only to that scope's
+   * lookups and calls, where it shadows a global tool of the same name.
+   */
+  register(definition: AnyToolDefinition, options?: { readonly scope?: string }): () => void;
   /** Registers the reserved `run_code` transport (Code Mode only). */
   registerCodeRunner(definition: AnyToolDefinition): () => void;
-  /** The visible definition of `name`. */
-  get(name: string): AnyToolDefinition | undefined;
-  /** Every visible definition, sorted by name. */
-  list(): readonly AnyToolDefinition[];
+  /** The visible definition of `name` (in `scope`, when given). */
+  get(name: string, options?: { readonly scope?: string }): AnyToolDefinition | undefined;
+  /** Every visible definition (in `scope`, when given), sorted by name. */
+  list(options?: { readonly scope?: string }): readonly AnyToolDefinition[];
   /** The model-facing projection, sorted by name; under `code` only `run_code`. */
-  schemas(options?: { readonly mode?: ToolMode }): readonly ToolSchema[];
+  schemas(
+    options?: { readonly mode?: ToolMode; readonly scope?: string },
+  ): readonly ToolSchema[];
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;
-  /** Runs one call through the whole pipeline; never throws. */
+  /** Runs one call through the whole pipeline (resolved in `request.agent?.sessionId`'s scope); never throws. */
   execute(request: ExecuteRequest): Promise<ToolOutcome>;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
-  isConcurrencySafe(name: string, args: unknown): boolean;
+  isConcurrencySafe(name: string, args: unknown, options?: { readonly scope?: string }): boolean;
 }

@@ -1,6 +1,7 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import {
   client,
+  type McpServer,
   ndJsonStream,
   type RequestPermissionRequest,
   type SessionUpdate,
@@ -278,11 +279,67 @@ Deno.test("createAcpServer() starts the MCP servers of session/new", async () =>
   const s = await setup(dir.path, []);
   try {
     await s.a.request("initialize", { protocolVersion: 1 });
-    await s.a.request("session/new", {
+    const { sessionId } = await s.a.request("session/new", {
       cwd: dir.path,
       mcpServers: [{ name: "everything", command: "node", args: [server, "stdio"], env: [] }],
     });
-    ok(s.ctx.tools.list().some((t) => t.name.includes("everything") && t.name.endsWith("echo")));
+    ok(
+      s.ctx.tools.list({ scope: sessionId }).some((t) =>
+        t.name.includes("everything") && t.name.endsWith("echo")
+      ),
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("createAcpServer() scopes each session's MCP servers to that session", async () => {
+  await using dir = await tempDir();
+  const server = new URL(
+    "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    import.meta.url,
+  )
+    .pathname;
+  const echo = "mcp__everything__echo";
+  const s = await setup(dir.path, [
+    multiCall([{ id: "a1", name: echo, args: { message: "from A" } }]),
+    textResponse("A done"),
+    multiCall([{ id: "b1", name: echo, args: { message: "from B" } }]),
+    textResponse("B done"),
+  ]);
+  try {
+    await s.a.request("initialize", { protocolVersion: 1 });
+    const mcpServers: McpServer[] = [
+      { name: "everything", command: "node", args: [server, "stdio"], env: [] },
+    ];
+    // The same server name in two sessions: no collision, each session has its own tools.
+    const a = await s.a.request("session/new", { cwd: dir.path, mcpServers });
+    const b = await s.a.request("session/new", { cwd: dir.path, mcpServers });
+    const inA = s.ctx.tools.get(echo, { scope: a.sessionId });
+    const inB = s.ctx.tools.get(echo, { scope: b.sessionId });
+    ok(inA !== undefined && inB !== undefined && inA !== inB);
+    equal(s.ctx.tools.get(echo), undefined);
+    ok(!s.ctx.tools.list().some((t) => t.name.startsWith("mcp__")));
+
+    await s.a.request("session/prompt", {
+      sessionId: a.sessionId,
+      prompt: [{ type: "text", text: "echo" }],
+    });
+    ok(JSON.stringify(s.updates).includes("Echo: from A"));
+
+    // Re-opening A without servers closes A's servers; B's tools keep working.
+    await s.a.request("session/load", { sessionId: a.sessionId, cwd: dir.path, mcpServers: [] });
+    equal(s.ctx.tools.get(echo, { scope: a.sessionId }), undefined);
+    ok(s.ctx.tools.get(echo, { scope: b.sessionId }) !== undefined);
+    await s.a.request("session/prompt", {
+      sessionId: b.sessionId,
+      prompt: [{ type: "text", text: "echo" }],
+    });
+    const results = s.updates.filter((u) =>
+      u.sessionUpdate === "tool_call_update" && u.toolCallId === "b1" && u.status !== undefined
+    );
+    equal(results.at(-1)?.status, "completed");
+    ok(JSON.stringify(results).includes("Echo: from B"));
   } finally {
     await s.close();
   }
