@@ -23,14 +23,8 @@ import {
   thrownOutcome,
 } from "./_outcome.ts";
 import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
-import type {
-  ExecuteRequest,
-  Guard,
-  ToolMode,
-  ToolOutcome,
-  ToolRegistry,
-  ToolSchema,
-} from "./types.ts";
+import { type Entry, ToolTable } from "./_tool_table.ts";
+import type { ExecuteRequest, Guard, ToolOutcome, ToolRegistry } from "./types.ts";
 
 /** The slice of `ctx.jobs` the registry uses for `background: true` definitions. */
 interface BackgroundWrapper {
@@ -59,17 +53,6 @@ export interface ToolRegistryOptions {
    * @default {2000}
    */
   readonly abortGraceMs?: number;
-}
-
-interface Entry {
-  readonly definition: AnyToolDefinition;
-  readonly schema: ToolSchema;
-}
-
-interface View {
-  readonly entries: readonly Entry[];
-  readonly list: readonly AnyToolDefinition[];
-  readonly schemas: Map<ToolMode, readonly ToolSchema[]>;
 }
 
 /**
@@ -132,13 +115,8 @@ class ToolRegistryService {
   readonly #ctx: Context;
   readonly #defaultTimeoutMs: number | undefined;
   readonly #graceMs: number;
-  /** The global layer. */
-  readonly #tools = new Map<string, Entry>();
-  /** Session-scoped layers (scope → name → entry); a scoped entry shadows a global one. */
-  readonly #scoped = new Map<string, Map<string, Entry>>();
   #guards: readonly Guard[] = [];
-  /** Visible entries sorted by name, per scope (`undefined` = global only); cleared on change. */
-  readonly #views = new Map<string | undefined, View>();
+  readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
     this.#ctx = ctx;
@@ -152,9 +130,9 @@ class ToolRegistryService {
       register: (definition, options) =>
         this.#register(caller, definition, false, checkScope("register a tool", options?.scope)),
       registerCodeRunner: (definition) => this.#register(caller, definition, true, undefined),
-      get: (name, options) => this.#resolve(name, options?.scope)?.definition,
-      list: (options) => this.#view(options?.scope).list,
-      schemas: (options) => this.#schemasFor(options?.mode ?? "native", options?.scope),
+      get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
+      list: (options) => this.#table.list(options?.scope),
+      schemas: (options) => this.#table.schemas(options?.mode ?? "native", options?.scope),
       guard: (guard) => this.#guard(caller, guard),
       execute: (request) => this.#execute(request),
       isConcurrencySafe: (name, args, options) =>
@@ -188,7 +166,7 @@ class ToolRegistryService {
         `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
       );
     }
-    if ((scope === undefined ? this.#tools : this.#scoped.get(scope))?.has(name)) {
+    if (this.#table.has(name, scope)) {
       throw new HarnessError(
         "DUPLICATE_TOOL",
         `tool "${name}" is already registered in this scope`,
@@ -196,76 +174,13 @@ class ToolRegistryService {
     }
     const entry: Entry = { definition, schema };
     const dispose = caller.effect(() => {
-      let layer = this.#tools;
-      if (scope !== undefined) {
-        layer = this.#scoped.get(scope) ?? new Map();
-        this.#scoped.set(scope, layer);
-      }
-      layer.set(name, entry);
-      this.#changed();
+      const remove = this.#table.add(name, entry, scope);
+      this.#ctx.emit("tools/changed");
       return () => {
-        if (layer.get(name) !== entry) return;
-        layer.delete(name);
-        if (scope !== undefined && layer.size === 0 && this.#scoped.get(scope) === layer) {
-          this.#scoped.delete(scope);
-        }
-        this.#changed();
+        if (remove()) this.#ctx.emit("tools/changed");
       };
     });
     return () => void dispose();
-  }
-
-  #changed(): void {
-    this.#views.clear();
-    this.#ctx.emit("tools/changed");
-  }
-
-  /** The entry `name` resolves to in `scope`: the scoped layer first, then the global one. */
-  #resolve(name: string, scope: string | undefined): Entry | undefined {
-    return (scope === undefined ? undefined : this.#scoped.get(scope)?.get(name)) ??
-      this.#tools.get(name);
-  }
-
-  /** The cached, sorted view of `scope` (a scope without registrations shares the global view). */
-  #view(scope: string | undefined): View {
-    const layer = scope === undefined ? undefined : this.#scoped.get(scope);
-    const key = layer === undefined ? undefined : scope;
-    let view = this.#views.get(key);
-    if (view === undefined) {
-      const visible = new Map(this.#tools);
-      for (const [name, entry] of layer ?? []) visible.set(name, entry);
-      const entries = Object.freeze(
-        [...visible.values()].sort((a, b) => compare(a.definition.name, b.definition.name)),
-      );
-      view = {
-        entries,
-        list: Object.freeze(entries.map((e) => e.definition)),
-        schemas: new Map(),
-      };
-      this.#views.set(key, view);
-    }
-    return view;
-  }
-
-  #schemasFor(mode: ToolMode, scope: string | undefined): readonly ToolSchema[] {
-    if (mode !== "native" && mode !== "code" && mode !== "both") {
-      throw new TypeError(
-        `Cannot list tool schemas: mode is ${
-          describeValue(mode)
-        }, expected "native", "code" or "both"`,
-      );
-    }
-    const view = this.#view(scope);
-    let schemas = view.schemas.get(mode);
-    if (schemas === undefined) {
-      schemas = Object.freeze(
-        view.entries.filter((e) =>
-          mode === "both" || (mode === "code") === (e.definition.name === CODE_RUNNER_NAME)
-        ).map((e) => e.schema),
-      );
-      view.schemas.set(mode, schemas);
-    }
-    return schemas;
   }
 
   #guard(caller: Context, guard: Guard): () => void {
@@ -284,7 +199,7 @@ class ToolRegistryService {
   }
 
   #isConcurrencySafe(name: string, args: unknown, scope: string | undefined): boolean {
-    const classify = this.#resolve(name, scope)?.definition.isConcurrencySafe;
+    const classify = this.#table.resolve(name, scope)?.definition.isConcurrencySafe;
     if (classify === undefined) return false;
     try {
       return classify(args) === true;
@@ -299,7 +214,7 @@ class ToolRegistryService {
     if (malformed !== undefined) return errorOutcome(malformed, { name: "TypeError" });
     const name = request.name;
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
-    const entry = this.#resolve(name, request.agent?.sessionId);
+    const entry = this.#table.resolve(name, request.agent?.sessionId);
     const signal = request.signal ?? new AbortController().signal;
     const state: CallState = {
       abortable: request.signal !== undefined,
@@ -468,8 +383,4 @@ function checkScope(action: string, scope: unknown): string | undefined {
   throw new TypeError(
     `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
   );
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

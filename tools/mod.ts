@@ -19,7 +19,8 @@
  */
 export { defineTool, TOOL_NAME_REGEXP } from "./define_tool.ts";
 export type { DefinedTool, DefineToolOptions } from "./define_tool.ts";
-export { checkParameters, MAX_SPEC_DEPTH, SchemaSpecError } from "./schema.ts";
+export { checkParameters, MAX_SPEC_DEPTH } from "./schema.ts";
+export { SchemaSpecError } from "./schema_spec_error.ts";
 export type {
   ArraySpec,
   BooleanSpec,
