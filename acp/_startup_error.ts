@@ -5,29 +5,39 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { initializeResponse } from "./initialize.ts";
 
 /** JSON-RPC "internal error": the agent cannot serve the request. */
-export const STARTUP_ERROR_CODE = -32603;
+const STARTUP_ERROR_CODE = -32603;
 
-/** The message of a start-up failure (no stack, no `Error:` prefix). */
-export function startupErrorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+const encoder = new TextEncoder();
+
+/**
+ * Writes one frame (a line without its newline) to stdout, all of it.
+ *
+ * @param line The JSON text of the frame.
+ */
+export async function writeFrame(line: string): Promise<void> {
+  const bytes = encoder.encode(line + "\n");
+  let offset = 0;
+  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
 }
 
 /**
- * Answers requests from `input` until it ends: `initialize` succeeds (unless already answered),
- * every other request fails with `message`; notifications are ignored.
+ * Logs the start-up error to stderr (its message, no stack), then answers requests from `input`
+ * on stdout until it ends: `initialize` succeeds, every other request fails with the message;
+ * notifications are ignored.
  *
- * @param message The start-up error.
+ * @param error The start-up error.
  * @param input The rest of stdin (NDJSON).
- * @param write Writes one frame (a line without its newline) to stdout.
  */
 export async function serveStartupError(
-  message: string,
+  error: unknown,
   input: ReadableStream<Uint8Array>,
-  write: (line: string) => Promise<void>,
 ): Promise<void> {
+  const message = errorMessage(error);
+  Deno.stderr.writeSync(encoder.encode(`[dsh] ERROR acp: ${message}\n`));
   const decoder = new TextDecoder();
   let buffer = "";
   const answer = async (line: string) => {
@@ -43,7 +53,7 @@ export async function serveStartupError(
     const reply = method === "initialize"
       ? { jsonrpc: "2.0", id, result: initializeResponse() }
       : { jsonrpc: "2.0", id, error: { code: STARTUP_ERROR_CODE, message } };
-    await write(JSON.stringify(reply));
+    await writeFrame(JSON.stringify(reply));
   };
   for await (const chunk of input) {
     buffer += decoder.decode(chunk, { stream: true });

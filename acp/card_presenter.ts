@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { AnyToolDefinition, ToolResult } from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
@@ -211,9 +212,7 @@ export class CardPresenter {
     } catch (error) {
       this.#options.logger?.warn(
         `Presenter ${which} of tool "${name}" failed; using the generic card`,
-        {
-          error: error instanceof Error ? error.message : String(error),
-        },
+        { error: errorMessage(error) },
       );
       return undefined;
     }
@@ -231,7 +230,7 @@ function checked(value: unknown): undefined {
   if (value === undefined || value === null) return undefined;
   throw new TypeError(
     `Cannot present the card: expected a view with "card" generic, terminal or diff: received ${
-      JSON.stringify(value)?.slice(0, 200)
+      describeValue(value)
     }`,
   );
 }

@@ -9,7 +9,7 @@ import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
 import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
-import { serveStartupError, startupErrorMessage } from "./_startup_error.ts";
+import { serveStartupError } from "./_startup_error.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -80,14 +80,7 @@ if (import.meta.main) {
     computed = await agentCommand(workspace, Deno.args);
   } catch (error) {
     // A bad flag or config: tell the editor (every request fails with the message), no stack.
-    const message = startupErrorMessage(error);
-    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${message}\n`));
-    const encoder = new TextEncoder();
-    await serveStartupError(message, Deno.stdin.readable, async (line) => {
-      const bytes = encoder.encode(line + "\n");
-      let offset = 0;
-      while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
-    });
+    await serveStartupError(error, Deno.stdin.readable);
     Deno.exit(1);
   }
   const { command, args, cwd } = computed;

@@ -23,7 +23,8 @@ import { type AgentConfig, decide, loadConfig } from "./config.ts";
 import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
 import { readFirstLine } from "./_stdin_prefix.ts";
 import { guardStdout } from "./_stdout_guard.ts";
-import { serveStartupError, startupErrorMessage } from "./_startup_error.ts";
+import { serveStartupError, writeFrame } from "./_startup_error.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -173,7 +174,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
     initialized = message.params as unknown as InitializeRequestWire;
     const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
-    await writeAll(new TextEncoder().encode(JSON.stringify(response) + "\n"));
+    await writeFrame(JSON.stringify(response));
   } else if (first.line !== undefined) {
     input = prepend(first.line + "\n", first.rest);
   }
@@ -198,13 +199,7 @@ export async function main(args: readonly string[]): Promise<number> {
     }
   }
   if (startupError !== undefined || config === undefined) {
-    const text = startupErrorMessage(startupError);
-    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${text}\n`));
-    await serveStartupError(
-      text,
-      input,
-      (line) => writeAll(new TextEncoder().encode(line + "\n")),
-    );
+    await serveStartupError(startupError, input);
     return 1;
   }
   const [agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
@@ -271,11 +266,6 @@ function parseMessage(line: string | undefined): Record<string, unknown> | undef
   }
 }
 
-async function writeAll(bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
-}
-
 function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const reader = rest.getReader();
   return new ReadableStream<Uint8Array>({
@@ -297,11 +287,7 @@ if (import.meta.main) {
   try {
     Deno.exitCode = await main(Deno.args);
   } catch (error) {
-    Deno.stderr.writeSync(
-      new TextEncoder().encode(
-        `[dsh] ERROR acp: ${error instanceof Error ? error.message : String(error)}\n`,
-      ),
-    );
+    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${errorMessage(error)}\n`));
     Deno.exitCode = 1;
   }
 }

@@ -136,6 +136,11 @@ function invalidParams(message: string): RequestError {
   return new RequestError(-32602, message);
 }
 
+/** ACP "resource not found" for a session id, with the reason in `message`. */
+function sessionNotFound(sessionId: string, message: string): RequestError {
+  return new RequestError(-32002, message, { sessionId });
+}
+
 /**
  * Creates the ACP agent (SDK 2.x `agent()` app inside). It listens to the context's live events
  * (`session/event`, `agent/delta`, `tool/output`) and provides `ctx.approval`, which turns an
@@ -342,12 +347,11 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       const { sessionId } = params;
       const logPath = `${options.sessionsDir}/${sessionId}.jsonl`;
       const notFound = () =>
-        new RequestError(
-          -32002,
+        sessionNotFound(
+          sessionId,
           `Cannot load session ${JSON.stringify(sessionId)}: no session log ${
             JSON.stringify(logPath)
           }`,
-          { sessionId },
         );
       if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound();
       const existing = sessions.get(sessionId);
@@ -380,12 +384,11 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     .onRequest("session/prompt", async ({ params }) => {
       const live = sessions.get(params.sessionId);
       if (!live) {
-        throw new RequestError(
-          -32002,
+        throw sessionNotFound(
+          params.sessionId,
           `Cannot prompt session ${
             JSON.stringify(params.sessionId)
           }: it is not open in this agent (create it with session/new or open it with session/load)`,
-          { sessionId: params.sessionId },
         );
       }
       if (live.turn) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 
 /** A file operation, named as its Deno permission. */
@@ -36,8 +37,11 @@ export function describeFsError(operation: FsOperation, path: string, error: unk
   if (error instanceof Deno.errors.NotFound) {
     return new HarnessError("NOT_FOUND", `Cannot ${operation} "${path}": file not found`, options);
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new HarnessError("FS_ERROR", `Cannot ${operation} "${path}": ${message}`, options);
+  return new HarnessError(
+    "FS_ERROR",
+    `Cannot ${operation} "${path}": ${errorMessage(error)}`,
+    options,
+  );
 }
 
 /**
@@ -65,6 +69,5 @@ export function describeRunError(program: string, inner: string, error: unknown)
       options,
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new HarnessError("SPAWN_FAILED", `Cannot run ${what}: ${message}`, options);
+  return new HarnessError("SPAWN_FAILED", `Cannot run ${what}: ${errorMessage(error)}`, options);
 }

@@ -54,23 +54,28 @@ export async function spawnTree(argv: readonly string[], options: RunOptions): P
     graceMs: killGraceMs,
     reapMs: CONFIRM_MS,
     marker,
-    // Guards the leader's pid against reuse once it has exited and been reaped.
-    ...startTimeOf(child.pid),
   };
+  // Guards the leader's pid against reuse once it has exited and been reaped; probed in the
+  // background so a `ps` fallback never delays the command.
+  const leaderStart = processStartTime(child.pid).catch(() => undefined);
   let timedOut = false;
   let aborted = false;
   let stopping: Promise<unknown> | undefined;
   let killError: unknown;
   const stop = () =>
-    stopping ??= killProcessTree(child.pid, killOptions).then(({ survivors }) => {
-      if (survivors.length > 0) {
-        throw new Error(
-          `Cannot confirm that process group ${child.pid} is gone: pids ${
-            JSON.stringify(survivors)
-          } are still alive after SIGKILL`,
-        );
-      }
-    }).catch((error) => {
+    stopping ??= leaderStart.then((startTime) =>
+      killProcessTree(
+        child.pid,
+        startTime === undefined ? killOptions : { ...killOptions, startTime },
+      )
+    ).then(({ survivors }) => {
+      if (survivors.length === 0) return;
+      killError = new Error(
+        `Cannot confirm that process group ${child.pid} is gone: pids ${
+          JSON.stringify(survivors)
+        } are still alive after SIGKILL`,
+      );
+    }, (error) => {
       killError = error;
     });
   const onAbort = () => {
@@ -118,15 +123,5 @@ export async function spawnTree(argv: readonly string[], options: RunOptions): P
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-function startTimeOf(pid: number): { startTime?: number } {
-  try {
-    const startTime = processStartTime(pid);
-    return startTime === undefined ? {} : { startTime };
-  } catch {
-    // No process table: the kill reports the same failure when it is needed.
-    return {};
   }
 }

@@ -61,8 +61,8 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
       ...(runtime === undefined ? {} : { runtime }),
       ...(limits === undefined ? {} : { limits }),
     }));
-    let lastList: readonly AnyToolDefinition[] | undefined;
-    let lastSection = "";
+    // One section per tool list: the registry caches each scope's list until it changes.
+    const sections = new WeakMap<readonly AnyToolDefinition[], string>();
     ctx.on(CODE_MODE_PROMPT_HOOK, function addCodeModeSection(prompt: unknown, agent: unknown) {
       const { toolMode: agentMode, sessionId } =
         (agent as { toolMode?: unknown; sessionId?: unknown } | undefined) ?? {};
@@ -70,11 +70,9 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
       if (effective !== "code" && effective !== "both") return undefined;
       // The agent's view: global tools plus its session's own (for example its editor's MCP tools).
       const list = tools.list(typeof sessionId === "string" ? { scope: sessionId } : undefined);
-      if (list !== lastList) {
-        lastList = list;
-        lastSection = codeModePrompt(list);
-      }
-      return `${typeof prompt === "string" ? prompt : ""}\n\n${lastSection}`;
+      let section = sections.get(list);
+      if (section === undefined) sections.set(list, section = codeModePrompt(list));
+      return `${typeof prompt === "string" ? prompt : ""}\n\n${section}`;
     });
   },
 };

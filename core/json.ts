@@ -57,7 +57,7 @@ interface Frame {
  *
  * @param value The value to copy.
  * @returns A deep-frozen copy (primitives are returned as they are).
- * @throws {TypeError} When `value` is not lossless JSON; the message names the path and the
+ * @throws {JsonSnapshotError} (a `TypeError`) When `value` is not lossless JSON; the message names the path and the
  * reason, for example `Cannot snapshot "a.b[2]" as lossless JSON: NaN is not a finite number`.
  *
  * @example Usage
@@ -291,6 +291,41 @@ function fail(stack: readonly Frame[], reason: string): never {
         : `[${JSON.stringify(key)}]`;
     }
   }
-  const where = path === "" ? "the value" : `"${path}"`;
-  throw new TypeError(`Cannot snapshot ${where} as lossless JSON: ${reason}`);
+  throw new JsonSnapshotError(path, reason);
+}
+
+/**
+ * The `TypeError` {@linkcode snapshotJson} throws, with the failing path and reason as fields so
+ * callers can reword the message without parsing it. Its `name` stays `TypeError`.
+ *
+ * @example Usage
+ * ```ts
+ * import { JsonSnapshotError, snapshotJson } from "./json.ts";
+ * import { equal, ok } from "node:assert/strict";
+ * try {
+ *   snapshotJson({ a: [NaN] });
+ * } catch (error) {
+ *   ok(error instanceof JsonSnapshotError);
+ *   equal(error.path, "a[0]");
+ *   equal(error.reason, "NaN is not a finite number");
+ * }
+ * ```
+ */
+export class JsonSnapshotError extends TypeError {
+  /** Where the value failed (`a.b[2]`); empty for the root value. */
+  readonly path: string;
+  /** Why it failed, for example `NaN is not a finite number`. */
+  readonly reason: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The failing path (empty for the root).
+   * @param reason Why it failed.
+   */
+  constructor(path: string, reason: string) {
+    super(`Cannot snapshot ${path === "" ? "the value" : `"${path}"`} as lossless JSON: ${reason}`);
+    this.path = path;
+    this.reason = reason;
+  }
 }

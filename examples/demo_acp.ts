@@ -16,6 +16,7 @@ import { client, type SessionUpdate, type ToolCallContent } from "@agentclientpr
 import { structuredPatch } from "diff";
 import { join, relative } from "node:path";
 import { spawnAgentProcess } from "../acp/_agent_process.ts";
+import { errorMessage } from "../core/error_message.ts";
 import { DEFAULT_CONFIG, parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 
@@ -255,7 +256,7 @@ try {
       prompt: [{ type: "text", text: userPrompt }],
     }));
   } catch (error) {
-    stopReason = `error (${error instanceof Error ? error.message : String(error)})`;
+    stopReason = `error (${errorMessage(error)})`;
     Deno.exitCode = 1;
   }
   endText();

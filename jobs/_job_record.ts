@@ -8,7 +8,7 @@ import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { OutputBuffer } from "./output_buffer.ts";
-import { killProcessTree, processStartTime } from "./process_tree.ts";
+import { killProcessTree, type KillProcessTreeResult, processStartTime } from "./process_tree.ts";
 import type { JobControl, JobDetail, JobOutcome, JobSnapshot, JobStatus } from "./types.ts";
 
 /** One job as the service holds it. */
@@ -21,7 +21,7 @@ export interface JobRecord {
   readonly startedAt: string;
   readonly buffer: OutputBuffer;
   readonly controller: AbortController;
-  readonly processes: { pid: number; group: boolean; startTime?: number }[];
+  readonly processes: { pid: number; group: boolean; startTime: Promise<number | undefined> }[];
   readonly cursors: Map<string, number>;
   readonly waiters: Set<() => void>;
   status: JobStatus;
@@ -118,11 +118,8 @@ export async function waitUntil(
   }
 }
 
-/** The producer's control of a record; `wake` wakes waiters, `reap` kills tracked trees. */
-export function controlOf(
-  record: JobRecord,
-  hooks: { readonly wake: () => void; readonly reap: () => void },
-): JobControl {
+/** The producer's control of a record; `reap` kills its tracked trees. */
+export function controlOf(record: JobRecord, reap: () => void): JobControl {
   return {
     id: record.id,
     signal: record.controller.signal,
@@ -130,22 +127,32 @@ export function controlOf(
       write: (chunk) => {
         if (record.buffer.closed) return;
         record.buffer.write(chunk);
-        hooks.wake();
+        wake(record);
       },
     },
     trackProcess: (pid, options) => {
-      const startTime = processStartTime(pid);
-      record.processes.push({
-        pid,
-        group: options?.group === true,
-        ...(startTime !== undefined ? { startTime } : {}),
-      });
-      if (record.status === "stopping") hooks.reap();
+      // Probed in the background; a kill awaits it (the table may be a `ps` subprocess).
+      const startTime = processStartTime(pid).catch(() => undefined);
+      record.processes.push({ pid, group: options?.group === true, startTime });
+      if (record.status === "stopping") reap();
     },
     setExit: (exit) => {
       record.detail = { ...record.detail, ...exit };
     },
   };
+}
+
+/** Kills one tracked tree; `undefined` when the kill failed. */
+async function killTracked(
+  process: JobRecord["processes"][number],
+  graceMs: number,
+): Promise<KillProcessTreeResult | undefined> {
+  const startTime = await process.startTime;
+  return killProcessTree(process.pid, {
+    group: process.group,
+    graceMs,
+    ...(startTime !== undefined ? { startTime } : {}),
+  }).catch(() => undefined);
 }
 
 /**
@@ -156,15 +163,7 @@ export function reapProcesses(record: JobRecord, graceMs: number): void {
   const previous = record.reaping ?? Promise.resolve();
   const processes = [...record.processes];
   record.reaping = previous.then(async () => {
-    const results = await Promise.all(
-      processes.map((p) =>
-        killProcessTree(p.pid, {
-          group: p.group,
-          graceMs,
-          ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
-        }).catch(() => undefined)
-      ),
-    );
+    const results = await Promise.all(processes.map((p) => killTracked(p, graceMs)));
     const survivors = results.flatMap((result) => result?.survivors ?? []);
     const signal = results.find((result) => result?.signal === "SIGKILL")?.signal ??
       results.find((result) => result?.signal !== undefined)?.signal;
@@ -178,15 +177,7 @@ export function reapProcesses(record: JobRecord, graceMs: number): void {
 
 /** Kills what a finished job left in its process groups (for example `cmd &`). */
 export async function killLeftoverGroups(record: JobRecord, graceMs: number): Promise<void> {
-  await Promise.all(
-    record.processes.filter((p) => p.group).map((p) =>
-      killProcessTree(p.pid, {
-        group: true,
-        graceMs,
-        ...(p.startTime !== undefined ? { startTime: p.startTime } : {}),
-      }).catch(() => undefined)
-    ),
-  );
+  await Promise.all(record.processes.filter((p) => p.group).map((p) => killTracked(p, graceMs)));
 }
 
 /**

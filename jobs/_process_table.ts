@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 
 /** An environment entry to look for (`name=value`), as {@linkcode ProcessMarker} in process_tree.ts. */
 type Marker = { readonly name: string; readonly value: string };
@@ -139,7 +140,7 @@ function parsePs(output: Uint8Array, marker: Marker | undefined): ProcessRow[] {
 function psFailure(error: unknown): Error {
   return new Error(
     `Cannot read the process table: /proc is not readable (Deno requires --allow-all for it) and "ps" cannot be run (grant --allow-run=ps): ${
-      error instanceof Error ? error.message : JSON.stringify(String(error))
+      errorMessage(error)
     }`,
     { cause: error },
   );
@@ -175,15 +176,18 @@ export function table(marker: Marker | undefined): Promise<ProcessRow[]> {
     : ps(psArgs(marker)).then((output) => parsePs(output, marker));
 }
 
-/** The start time of `pid` (see processStartTime), or `undefined` when it does not exist. */
-export function startTimeOf(pid: number): number | undefined {
+/**
+ * The start time of `pid` (see processStartTime), or `undefined` when it does not exist.
+ * Asynchronous so that the `ps` fallback never blocks the event loop on the spawn path.
+ */
+export async function startTimeOf(pid: number): Promise<number | undefined> {
   if (source() === "proc") {
     try {
-      return parseStat(pid, Deno.readTextFileSync(`/proc/${pid}/stat`)).startTime;
+      return parseStat(pid, await Deno.readTextFile(`/proc/${pid}/stat`)).startTime;
     } catch {
       return undefined;
     }
   }
-  const text = DECODER.decode(psSync(["-o", "lstart=", "-p", String(pid)])).trim();
+  const text = DECODER.decode(await ps(["-o", "lstart=", "-p", String(pid)])).trim();
   return text === "" ? undefined : lstartSeconds(text);
 }

@@ -118,10 +118,7 @@ export class JobService implements AsyncDisposable {
       }),
     });
     this.#jobs.set(id, record);
-    const control = controlOf(record, {
-      wake: () => wake(record),
-      reap: () => this.#reap(record),
-    });
+    const control = controlOf(record, () => this.#reap(record));
     let produced: Promise<JobOutcome | void>;
     try {
       produced = Promise.resolve(run(control));

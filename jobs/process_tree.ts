@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { type ProcessRow, startTimeOf, table, tableSync } from "./_process_table.ts";
 
 /** An environment entry every process of a tree inherited (`name=value`). */
@@ -63,17 +64,17 @@ export interface KillProcessTreeResult {
  * pid it identifies a process across pid reuse. Values are comparable within one process only.
  *
  * @param pid The process id.
- * @returns The start time, or `undefined` when the process does not exist.
+ * @returns The start time, or `undefined` when the process does not exist (read without blocking).
  * @throws {Error} When neither `/proc` nor `ps` is available.
  *
  * @example Usage
  * ```ts
  * import { processStartTime } from "./process_tree.ts";
  * import { equal } from "node:assert/strict";
- * equal(typeof processStartTime(Deno.pid), "number");
+ * equal(typeof await processStartTime(Deno.pid), "number");
  * ```
  */
-export function processStartTime(pid: number): number | undefined {
+export function processStartTime(pid: number): Promise<number | undefined> {
   return startTimeOf(pid);
 }
 
@@ -96,7 +97,11 @@ function members(
     ) found.set(row.pid, row);
   }
   const children = new Map<number, ProcessRow[]>();
-  for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
+  for (const row of rows) {
+    const siblings = children.get(row.ppid);
+    if (siblings === undefined) children.set(row.ppid, [row]);
+    else siblings.push(row);
+  }
   const queue = [...found.values()];
   for (let row = queue.pop(); row !== undefined; row = queue.pop()) {
     for (const child of children.get(row.pid) ?? []) {
@@ -141,7 +146,7 @@ export function processTree(pid: number, group = false): number[] {
 function killFailure(error: unknown): Error {
   return new Error(
     `Cannot signal a process tree: Deno.kill requires an unrestricted --allow-run and "kill" cannot be run (grant --allow-run=kill): ${
-      error instanceof Error ? error.message : JSON.stringify(String(error))
+      errorMessage(error)
     }`,
     { cause: error },
   );
@@ -220,6 +225,9 @@ export async function killProcessTree(
     return { targeted: [], survivors: [] };
   }
   const known = new Map<number, number>();
+  // Each scan may spawn `ps`: poll every 10 ms after each signal, backing off to every 80 ms.
+  let poll = 5;
+  const pollMs = () => poll = Math.min(poll * 2, 80);
   const groupTarget = group ? [-pid] : [];
   /** Scans, records newcomers in `known` and returns them with everything alive. */
   const scan = async (fresh: boolean) => {
@@ -234,7 +242,7 @@ export async function killProcessTree(
   await signalAll([...groupTarget, ...alive], "SIGTERM");
   const termDeadline = Date.now() + graceMs;
   while (alive.length > 0 && Date.now() < termDeadline) {
-    await pause(10);
+    await pause(pollMs());
     const next = await scan(true);
     alive = next.alive;
     await signalAll(next.added, "SIGTERM");
@@ -243,11 +251,14 @@ export async function killProcessTree(
     return { targeted: rootFirst(known.keys(), pid), signal: "SIGTERM", survivors: [] };
   }
   await signalAll([...groupTarget, ...alive], "SIGKILL");
+  poll = 5;
   const killDeadline = Date.now() + reapMs;
   while (alive.length > 0 && Date.now() < killDeadline) {
-    await pause(10);
-    alive = (await scan(true)).alive;
-    await signalAll(alive, "SIGKILL");
+    await pause(pollMs());
+    const next = await scan(true);
+    alive = next.alive;
+    // SIGKILL cannot be caught: only newcomers need it.
+    await signalAll(next.added, "SIGKILL");
   }
   return {
     targeted: rootFirst(known.keys(), pid),

@@ -92,7 +92,7 @@ export function acpMcpServersToConfig(
   servers: readonly AcpMcpServer[],
   options: AcpMcpServersOptions = {},
 ): McpPluginConfig {
-  const { cwd, reconnect, scope } = options;
+  const { cwd, ...shared } = options;
   const out: Record<string, McpServerConfig> = {};
   for (const server of servers) {
     if (Object.hasOwn(out, server.name)) {
@@ -121,11 +121,7 @@ export function acpMcpServersToConfig(
       );
     }
   }
-  return {
-    servers: out,
-    ...(reconnect === undefined ? {} : { reconnect }),
-    ...(scope === undefined ? {} : { scope }),
-  };
+  return { servers: out, ...shared };
 }
 
 /**

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import { killProcessTree, processTree } from "../jobs/mod.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -181,22 +182,7 @@ export class McpClient {
       await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
       await self.close();
-      const where = `Cannot connect to MCP server ${JSON.stringify(name)}`;
-      if (error instanceof Deno.errors.NotCapable && "command" in config) {
-        throw new HarnessError(
-          "PERMISSION_DENIED",
-          `${where}: the agent lacks the Deno permission --allow-run=${config.command}`,
-          { cause: error },
-        );
-      }
-      if ((error as { code?: unknown }).code === "ENOENT" && "command" in config) {
-        throw new HarnessError(
-          "SPAWN_FAILED",
-          `${where}: command ${JSON.stringify(config.command)} was not found on PATH`,
-          { cause: error },
-        );
-      }
-      throw new Error(`${where}: ${errorMessage(error)}`, { cause: error });
+      throw connectError(name, config, error);
     }
     return self;
   }
@@ -306,9 +292,9 @@ export class McpClient {
       await Promise.race([this.#exited, grace]);
       clearTimeout(timer);
     }
-    for (const member of tree) {
-      await killProcessTree(member, { graceMs: KILL_GRACE_MS }).catch(() => {});
-    }
+    await Promise.all(
+      tree.map((member) => killProcessTree(member, { graceMs: KILL_GRACE_MS }).catch(() => {})),
+    );
     await this.#client.close().catch(() => {});
     await this.#transport.close().catch(() => {});
   }
@@ -333,6 +319,24 @@ function treeOf(pid: number): number[] {
   }
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The handshake failure, naming the missing `--allow-run` or the missing command of a stdio server. */
+function connectError(name: string, config: McpServerConfig, error: unknown): Error {
+  const where = `Cannot connect to MCP server ${JSON.stringify(name)}`;
+  if ("command" in config) {
+    if (error instanceof Deno.errors.NotCapable) {
+      return new HarnessError(
+        "PERMISSION_DENIED",
+        `${where}: the agent lacks the Deno permission --allow-run=${config.command}`,
+        { cause: error },
+      );
+    }
+    if ((error as { code?: unknown } | null)?.code === "ENOENT") {
+      return new HarnessError(
+        "SPAWN_FAILED",
+        `${where}: command ${JSON.stringify(config.command)} was not found on PATH`,
+        { cause: error },
+      );
+    }
+  }
+  return new Error(`${where}: ${errorMessage(error)}`, { cause: error });
 }

@@ -45,13 +45,12 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
   }
   const entries = Object.entries(config.servers);
   for (const [name, server] of entries) checkMcpServerConfig(name, server);
+  const shared = {
+    ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
+    ...(config.scope === undefined ? {} : { scope: config.scope }),
+  };
   const fibers = entries.map(([name, server]) =>
-    ctx.plugin(mcpServerPlugin, {
-      name,
-      server,
-      ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
-      ...(config.scope === undefined ? {} : { scope: config.scope }),
-    })
+    ctx.plugin(mcpServerPlugin, { name, server, ...shared })
   );
   await Promise.all(fibers.map((fiber) => fiber.ready));
 }

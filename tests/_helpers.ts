@@ -10,3 +10,14 @@ export async function tempDir(prefix = "dsh_test_"): Promise<AsyncDisposable & {
     },
   };
 }
+
+/** True while `pid` exists and is not a zombie (reads `/proc`, so the test needs `--allow-all`). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}

@@ -5,7 +5,7 @@
  * @module
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
-import { snapshotJson } from "../core/json.ts";
+import { JsonSnapshotError, snapshotJson } from "../core/json.ts";
 import { isPlainArray, isPlainObject } from "./_lossless.ts";
 import { SchemaSpecError } from "./schema_spec_error.ts";
 
@@ -219,10 +219,10 @@ function checkAnnotation(value: unknown, path: string, key: string): unknown {
   try {
     return snapshotJson(value);
   } catch (error) {
-    const reason = errorMessage(error).replace(
-      /^Cannot snapshot (?:the value|"(.*)") as lossless JSON: /,
-      (_match, at: string | undefined) => at === undefined ? "" : `at "${at}": `,
-    );
+    // A throwing getter propagates as it is; its message is the reason.
+    const reason = error instanceof JsonSnapshotError
+      ? `${error.path === "" ? "" : `at "${error.path}": `}${error.reason}`
+      : errorMessage(error);
     return fail(path, `must be lossless JSON: ${reason}`);
   }
 }

@@ -9,6 +9,17 @@ import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.t
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 
+/** The MCP "everything" test server (installed by `deno task test` into test_deps/). */
+export const EVERYTHING = new URL(
+  "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+  import.meta.url,
+).pathname;
+
+/** The minimal environment the test agents run with (`clearEnv: true`). */
+export function plainEnv(home: string): Record<string, string> {
+  return { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, TMPDIR: home };
+}
+
 /** One step of a scenario (contracts.md §5 ops, plus `restart` and `loadSession`). */
 export type Step =
   | { op: "initialize"; terminalOutput?: boolean }
@@ -167,7 +178,7 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
         ],
         cwd,
         clearEnv: true,
-        env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: root, TMPDIR: root },
+        env: plainEnv(root),
         onFrame: (line) => frames.push({ proc: current, line }),
       });
     };

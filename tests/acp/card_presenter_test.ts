@@ -55,6 +55,18 @@ function presenter(logs: string[] = []) {
   });
 }
 
+/** The generic fallback card of a call with arguments `{"a":1}`. */
+function genericCall(toolCallId: string, name: string) {
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId,
+    title: name,
+    kind: "other",
+    status: "in_progress",
+    rawInput: { a: 1 },
+  };
+}
+
 Deno.test("CardPresenter.call() uses the tool presenter", () => {
   const p = presenter();
   equal(p.call("c1", "bash", '{"command":"ls"}').title, "ls");
@@ -66,14 +78,7 @@ Deno.test("CardPresenter.call() falls back to the generic card on a throw, undef
   const logs: string[] = [];
   const p = presenter(logs);
   for (const name of ["thrower", "quiet", "nope"]) {
-    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), {
-      sessionUpdate: "tool_call",
-      toolCallId: `c-${name}`,
-      title: name,
-      kind: "other",
-      status: "in_progress",
-      rawInput: { a: 1 },
-    });
+    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), genericCall(`c-${name}`, name));
   }
   deepEqual(logs, ['Presenter presentCall of tool "thrower" failed; using the generic card']);
 });
@@ -136,14 +141,7 @@ Deno.test("CardPresenter falls back to generic cards when a presenter returns a 
   const logs: string[] = [];
   const p = presenter(logs);
   for (const name of ["bogus", "broken"]) {
-    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), {
-      sessionUpdate: "tool_call",
-      toolCallId: `c-${name}`,
-      title: name,
-      kind: "other",
-      status: "in_progress",
-      rawInput: { a: 1 },
-    });
+    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), genericCall(`c-${name}`, name));
     equal(p.isTerminal(`c-${name}`), false);
     deepEqual(p.result(`c-${name}`, ok), {
       sessionUpdate: "tool_call_update",

@@ -46,36 +46,43 @@ Deno.test("parseConfig() reports syntax errors with line and column", () => {
   });
 });
 
-Deno.test("parseConfig() rejects a bad model URL and bad MCP server fields at load time", () => {
-  throws(() => parseConfig('{"model": {"baseUrl": "not a url"}}', "c"), {
+/** Asserts that `text` is rejected with `Cannot read config "c": <detail>`. */
+function rejectsConfig(text: string, detail: string | RegExp): void {
+  throws(() => parseConfig(text, "c"), {
     name: "SyntaxError",
-    message:
-      'Cannot read config "c": "model.baseUrl" must be an http or https URL: received "not a url"',
+    message: typeof detail === "string" ? `Cannot read config "c": ${detail}` : detail,
   });
-  throws(() => parseConfig('{"mcpServers": {"x": {"command": "node", "args": "a b"}}}', "c"), {
-    message:
-      'Cannot read config "c": "mcpServers.x" is invalid: "args" must be an array of strings, current value is "a b"',
-  });
-  throws(() => parseConfig('{"mcpServers": {"h": {"url": "ftp://h"}}}', "c"), {
-    message:
-      'Cannot read config "c": "mcpServers.h" is invalid: "url" must be an http or https URL, current value is "ftp://h"',
-  });
+}
+
+Deno.test("parseConfig() rejects a bad model URL and bad MCP server fields at load time", () => {
+  rejectsConfig(
+    '{"model": {"baseUrl": "not a url"}}',
+    '"model.baseUrl" must be an http or https URL: received "not a url"',
+  );
+  rejectsConfig(
+    '{"mcpServers": {"x": {"command": "node", "args": "a b"}}}',
+    '"mcpServers.x" is invalid: "args" must be an array of strings, current value is "a b"',
+  );
+  rejectsConfig(
+    '{"mcpServers": {"h": {"url": "ftp://h"}}}',
+    '"mcpServers.h" is invalid: "url" must be an http or https URL, current value is "ftp://h"',
+  );
 });
 
 Deno.test("parseConfig() rejects invalid values with the received value", () => {
-  throws(() => parseConfig('{"toolMode": "fast"}', "c"), {
-    message:
-      'Cannot read config "c": "toolMode" must be one of "native", "code", "both": received "fast"',
-  });
-  throws(() => parseConfig('{"modle": {}}', "c"), { message: /unknown key "modle"/ });
-  throws(() => parseConfig('{"permissions": [{"tool": "bash", "pattern": "("}]}', "c"), {
-    message:
-      'Cannot read config "c": "permissions[0].pattern" is not a valid regular expression: received "("',
-  });
-  throws(() => parseConfig('{"mcpServers": {"x": {}}}', "c"), {
-    message:
-      'Cannot read config "c": "mcpServers.x" must have exactly one of a non-empty "command" or "url": received {}',
-  });
+  rejectsConfig(
+    '{"toolMode": "fast"}',
+    '"toolMode" must be one of "native", "code", "both": received "fast"',
+  );
+  rejectsConfig('{"modle": {}}', /unknown key "modle"/);
+  rejectsConfig(
+    '{"permissions": [{"tool": "bash", "pattern": "("}]}',
+    '"permissions[0].pattern" is not a valid regular expression: received "("',
+  );
+  rejectsConfig(
+    '{"mcpServers": {"x": {}}}',
+    '"mcpServers.x" must have exactly one of a non-empty "command" or "url": received {}',
+  );
 });
 
 Deno.test("decide() applies the first matching rule, then the default", () => {

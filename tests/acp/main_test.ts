@@ -5,11 +5,7 @@ import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 import { tempDir } from "../_helpers.ts";
-
-const EVERYTHING = new URL(
-  "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-  import.meta.url,
-).pathname;
+import { EVERYTHING, plainEnv } from "./_snapshot.ts";
 
 Deno.test("main() keeps stdout to protocol frames while bash, an MCP server and logs print", async () => {
   await using dir = await tempDir();
@@ -64,7 +60,7 @@ Deno.test("main() keeps stdout to protocol frames while bash, an MCP server and 
     ],
     cwd,
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: dir.path, TMPDIR: dir.path },
+    env: plainEnv(dir.path),
     onFrame: (line) => frames.push(line),
   });
   let stopReason: string;
@@ -118,12 +114,6 @@ await Deno.stdout.write(new TextEncoder().encode("frame\\n"));`;
   for (const text of ["log", "info", "n: 1", "raw"]) ok(err.includes(text), err);
 });
 
-const PLAIN_ENV = (home: string) => ({
-  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-  HOME: home,
-  TMPDIR: home,
-});
-
 async function expectStartupError(
   main: string | undefined,
   permissions: string[],
@@ -137,7 +127,7 @@ async function expectStartupError(
     args,
     cwd,
     clearEnv: true,
-    env: PLAIN_ENV(cwd),
+    env: plainEnv(cwd),
     onFrame: (line) => frames.push(line),
     ...(main !== undefined ? { main } : {}),
   });
@@ -218,7 +208,7 @@ Deno.test("session/new skips an editor MCP server the profile cannot run and nam
     args: ["--script", scriptPath, "--sessions-dir", sessionsDir],
     cwd,
     clearEnv: true,
-    env: PLAIN_ENV(dir.path),
+    env: plainEnv(dir.path),
   });
   try {
     const a = agent.connection.agent;

@@ -11,6 +11,7 @@ import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { defineTool } from "../../tools/mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { tempDir } from "../_helpers.ts";
+import { EVERYTHING } from "./_snapshot.ts";
 
 type Update = SessionUpdate & Record<string, unknown>;
 
@@ -271,17 +272,12 @@ Deno.test("createAcpServer() refuses a relative cwd and an unknown session", asy
 
 Deno.test("createAcpServer() starts the MCP servers of session/new", async () => {
   await using dir = await tempDir();
-  const server = new URL(
-    "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    import.meta.url,
-  )
-    .pathname;
   const s = await setup(dir.path, []);
   try {
     await s.a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await s.a.request("session/new", {
       cwd: dir.path,
-      mcpServers: [{ name: "everything", command: "node", args: [server, "stdio"], env: [] }],
+      mcpServers: [{ name: "everything", command: "node", args: [EVERYTHING, "stdio"], env: [] }],
     });
     ok(
       s.ctx.tools.list({ scope: sessionId }).some((t) =>
@@ -295,11 +291,6 @@ Deno.test("createAcpServer() starts the MCP servers of session/new", async () =>
 
 Deno.test("createAcpServer() scopes each session's MCP servers to that session", async () => {
   await using dir = await tempDir();
-  const server = new URL(
-    "../../test_deps/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    import.meta.url,
-  )
-    .pathname;
   const echo = "mcp__everything__echo";
   const s = await setup(dir.path, [
     multiCall([{ id: "a1", name: echo, args: { message: "from A" } }]),
@@ -310,7 +301,7 @@ Deno.test("createAcpServer() scopes each session's MCP servers to that session",
   try {
     await s.a.request("initialize", { protocolVersion: 1 });
     const mcpServers: McpServer[] = [
-      { name: "everything", command: "node", args: [server, "stdio"], env: [] },
+      { name: "everything", command: "node", args: [EVERYTHING, "stdio"], env: [] },
     ];
     // The same server name in two sessions: no collision, each session has its own tools.
     const a = await s.a.request("session/new", { cwd: dir.path, mcpServers });

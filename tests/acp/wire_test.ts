@@ -4,6 +4,11 @@ import { callToWire, fenceConsole, resultToWire } from "../../acp/wire.ts";
 const plain = { toolCallId: "c1", cwd: "/w", terminalOutput: false };
 const capable = { toolCallId: "c1", cwd: "/w", terminalOutput: true };
 
+/** Equal values with the same field order (the contract fixes the order of the emitted JSON). */
+function inOrder(actual: unknown, expected: unknown): void {
+  equal(JSON.stringify(actual), JSON.stringify(expected));
+}
+
 Deno.test("callToWire() maps a generic view with defaults and field order", () => {
   const wire = callToWire({
     card: "generic",
@@ -12,19 +17,16 @@ Deno.test("callToWire() maps a generic view with defaults and field order", () =
     locations: [{ path: "/w/a.ts", line: 3 }],
     content: [{ type: "text", text: "hi" }, { type: "image", mimeType: "image/png", data: "" }],
   }, plain);
-  equal(
-    JSON.stringify(wire),
-    JSON.stringify({
-      sessionUpdate: "tool_call",
-      toolCallId: "c1",
-      title: "Read a.ts",
-      kind: "other",
-      status: "in_progress",
-      rawInput: { path: "/w/a.ts" },
-      locations: [{ path: "/w/a.ts", line: 3 }],
-      content: [{ type: "content", content: { type: "text", text: "hi" } }],
-    }),
-  );
+  inOrder(wire, {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "Read a.ts",
+    kind: "other",
+    status: "in_progress",
+    rawInput: { path: "/w/a.ts" },
+    locations: [{ path: "/w/a.ts", line: 3 }],
+    content: [{ type: "content", content: { type: "text", text: "hi" } }],
+  });
 });
 
 Deno.test("callToWire() omits empty generic content and keeps an explicit kind", () => {
@@ -38,29 +40,23 @@ Deno.test("callToWire() omits empty generic content and keeps an explicit kind",
 });
 
 Deno.test("callToWire() maps a terminal view for a plain client without terminal content", () => {
-  equal(
-    JSON.stringify(callToWire({ card: "terminal", title: "ls", description: "List" }, plain)),
-    JSON.stringify({
-      sessionUpdate: "tool_call",
-      toolCallId: "c1",
-      title: "ls",
-      kind: "execute",
-      status: "in_progress",
-      rawInput: "ls",
-      content: [{ type: "content", content: { type: "text", text: "List" } }],
-    }),
-  );
-  equal(
-    JSON.stringify(callToWire({ card: "terminal", title: "ls" }, plain)),
-    JSON.stringify({
-      sessionUpdate: "tool_call",
-      toolCallId: "c1",
-      title: "ls",
-      kind: "execute",
-      status: "in_progress",
-      rawInput: "ls",
-    }),
-  );
+  inOrder(callToWire({ card: "terminal", title: "ls", description: "List" }, plain), {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "ls",
+    kind: "execute",
+    status: "in_progress",
+    rawInput: "ls",
+    content: [{ type: "content", content: { type: "text", text: "List" } }],
+  });
+  inOrder(callToWire({ card: "terminal", title: "ls" }, plain), {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "ls",
+    kind: "execute",
+    status: "in_progress",
+    rawInput: "ls",
+  });
 });
 
 Deno.test("callToWire() resolves the terminal cwd for a capable client", () => {
@@ -75,13 +71,10 @@ Deno.test("callToWire() resolves the terminal cwd for a capable client", () => {
   deepEqual(meta("/abs"), { terminal_info: { terminal_id: "c1", cwd: "/abs" } });
   deepEqual(meta("sub"), { terminal_info: { terminal_id: "c1", cwd: "/w/sub" } });
   const wire = callToWire({ card: "terminal", title: "ls", description: "d" }, capable);
-  equal(
-    JSON.stringify(wire.content),
-    JSON.stringify([{ type: "content", content: { type: "text", text: "d" } }, {
-      type: "terminal",
-      terminalId: "c1",
-    }]),
-  );
+  inOrder(wire.content, [{ type: "content", content: { type: "text", text: "d" } }, {
+    type: "terminal",
+    terminalId: "c1",
+  }]);
 });
 
 Deno.test("callToWire() maps a diff view and relativizes only the title", () => {
@@ -90,17 +83,14 @@ Deno.test("callToWire() maps a diff view and relativizes only the title", () => 
     title: "Write /w/n.txt",
     diffs: [{ path: "/w/n.txt", oldText: null, newText: "x" }],
   }, plain);
-  equal(
-    JSON.stringify(wire),
-    JSON.stringify({
-      sessionUpdate: "tool_call",
-      toolCallId: "c1",
-      title: "Write n.txt",
-      kind: "edit",
-      status: "in_progress",
-      content: [{ type: "diff", path: "/w/n.txt", oldText: null, newText: "x" }],
-    }),
-  );
+  inOrder(wire, {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "Write n.txt",
+    kind: "edit",
+    status: "in_progress",
+    content: [{ type: "diff", path: "/w/n.txt", oldText: null, newText: "x" }],
+  });
   const located = callToWire({
     card: "diff",
     title: "Edit /w/b",
@@ -140,20 +130,17 @@ Deno.test("resultToWire() maps a terminal result with the meta path", () => {
     ...capable,
     isError: false,
   });
-  equal(
-    JSON.stringify(wire),
-    JSON.stringify({
-      sessionUpdate: "tool_call_update",
-      toolCallId: "c1",
-      status: "completed",
-      title: "done",
-      _meta: {
-        terminal_output: { terminal_id: "c1", data: "ok\n" },
-        terminal_exit: { terminal_id: "c1", exit_code: 2 },
-      },
-      rawOutput: { output: "ok\n", exit_code: 2 },
-    }),
-  );
+  inOrder(wire, {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "c1",
+    status: "completed",
+    title: "done",
+    _meta: {
+      terminal_output: { terminal_id: "c1", data: "ok\n" },
+      terminal_exit: { terminal_id: "c1", exit_code: 2 },
+    },
+    rawOutput: { output: "ok\n", exit_code: 2 },
+  });
   equal(wire.content, undefined);
 });
 
@@ -228,36 +215,32 @@ Deno.test("resultToWire() fences the output for a plain client", () => {
 });
 
 Deno.test("resultToWire() maps generic and diff results", () => {
-  equal(
-    JSON.stringify(
-      resultToWire({ card: "generic", title: "T", content: [{ type: "text", text: "r" }] }, {
-        ...plain,
-        isError: true,
-      }),
-    ),
-    JSON.stringify({
+  inOrder(
+    resultToWire({ card: "generic", title: "T", content: [{ type: "text", text: "r" }] }, {
+      ...plain,
+      isError: true,
+    }),
+    {
       sessionUpdate: "tool_call_update",
       toolCallId: "c1",
       status: "failed",
       content: [{ type: "content", content: { type: "text", text: "r" } }],
       title: "T",
-    }),
+    },
   );
-  equal(
-    JSON.stringify(
-      resultToWire({
-        card: "diff",
-        title: "Edited /w/a",
-        diffs: [{ path: "/w/a", oldText: "1", newText: "2" }],
-      }, { ...plain, isError: false }),
-    ),
-    JSON.stringify({
+  inOrder(
+    resultToWire({
+      card: "diff",
+      title: "Edited /w/a",
+      diffs: [{ path: "/w/a", oldText: "1", newText: "2" }],
+    }, { ...plain, isError: false }),
+    {
       sessionUpdate: "tool_call_update",
       toolCallId: "c1",
       status: "completed",
       content: [{ type: "diff", path: "/w/a", oldText: "1", newText: "2" }],
       title: "Edited a",
-    }),
+    },
   );
   deepEqual(resultToWire({ card: "diff", diffs: [] }, { ...plain, isError: false }), {
     sessionUpdate: "tool_call_update",
@@ -271,40 +254,35 @@ Deno.test("fenceConsole() fences empty output", () => {
 });
 
 Deno.test("callToWire() orders a capable terminal card's fields as the contract lists them", () => {
-  equal(
-    JSON.stringify(callToWire({ card: "terminal", title: "make", description: "Build" }, capable)),
-    JSON.stringify({
-      sessionUpdate: "tool_call",
-      toolCallId: "c1",
-      title: "make",
-      kind: "execute",
-      status: "in_progress",
-      rawInput: "make",
-      content: [
-        { type: "content", content: { type: "text", text: "Build" } },
-        { type: "terminal", terminalId: "c1" },
-      ],
-      _meta: { terminal_info: { terminal_id: "c1", cwd: "/w" } },
-    }),
-  );
+  inOrder(callToWire({ card: "terminal", title: "make", description: "Build" }, capable), {
+    sessionUpdate: "tool_call",
+    toolCallId: "c1",
+    title: "make",
+    kind: "execute",
+    status: "in_progress",
+    rawInput: "make",
+    content: [
+      { type: "content", content: { type: "text", text: "Build" } },
+      { type: "terminal", terminalId: "c1" },
+    ],
+    _meta: { terminal_info: { terminal_id: "c1", cwd: "/w" } },
+  });
 });
 
 Deno.test("resultToWire() orders a plain terminal result: content, then title", () => {
-  equal(
-    JSON.stringify(
-      resultToWire({ card: "terminal", title: "make", output: "ok\n\n", signal: "SIGKILL" }, {
-        ...plain,
-        isError: true,
-      }),
-    ),
-    JSON.stringify({
+  inOrder(
+    resultToWire({ card: "terminal", title: "make", output: "ok\n\n", signal: "SIGKILL" }, {
+      ...plain,
+      isError: true,
+    }),
+    {
       sessionUpdate: "tool_call_update",
       toolCallId: "c1",
       status: "failed",
       content: [{ type: "content", content: { type: "text", text: "```console\nok\n```" } }],
       title: "make",
       rawOutput: { output: "ok\n\n", signal: "SIGKILL" },
-    }),
+    },
   );
 });
 

@@ -34,17 +34,6 @@ export function text(outcome: ToolOutcome): string {
   return outcome.content.map((block) => block.type === "text" ? block.text : "").join("");
 }
 
-/** Whether `pid` is alive (zombies are dead). */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
 /** Resolves once `path` has at least `lines` lines (polls the file; no timing assert). */
 export async function waitForLines(path: string, lines: number): Promise<string[]> {
   for (;;) {

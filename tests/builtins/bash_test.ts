@@ -5,8 +5,8 @@ import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolOutcome } from "../../registry/types.ts";
-import { tempDir } from "../_helpers.ts";
-import { fakeAgent, isAlive, text, waitForLines } from "./_fixtures.ts";
+import { isAlive, tempDir } from "../_helpers.ts";
+import { fakeAgent, text, waitForLines } from "./_fixtures.ts";
 
 async function harness(config: BashPluginConfig = {}): Promise<ToolsContext & AsyncDisposable> {
   const ctx = await createHarness();

@@ -1,8 +1,8 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { HarnessError } from "../../core/errors.ts";
-import { tempDir } from "../_helpers.ts";
-import { isAlive, waitForLines } from "./_fixtures.ts";
+import { isAlive, tempDir } from "../_helpers.ts";
+import { waitForLines } from "./_fixtures.ts";
 
 const decoder = new TextDecoder();
 

@@ -16,6 +16,13 @@ Deno.test("write creates a file (and its directories) with an empty diff list", 
   deepEqual(outcome.meta, { path: `${dir.path}/sub/new.txt`, operation: "create", diffs: [] });
   equal(await Deno.readTextFile(`${dir.path}/sub/new.txt`), "a\nb\n");
   deepEqual(ctx.observed.map((o) => o.tool), ["write"]);
+  // A one-line file is counted as "1 line".
+  const one = await ctx.call(
+    "write",
+    { file_path: "one.txt", content: "x\n" },
+    fakeAgent(dir.path),
+  );
+  equal(text(one), `Created file ${dir.path}/one.txt (1 line)`);
 });
 
 Deno.test("write overwrites a file and keeps the applied hunks in meta", async () => {
@@ -72,15 +79,4 @@ Deno.test("presentWriteCall() and presentWriteResult() give the exact diff views
     diffs: [{ path: "a.txt", oldText: null, newText: "new" }],
   });
   equal(presentWriteResult(args, { content: [], isError: true }), undefined);
-});
-
-Deno.test("write counts a one-line file as 1 line", async () => {
-  await using ctx = await fsHarness();
-  await using dir = await tempDir();
-  const outcome = await ctx.call(
-    "write",
-    { file_path: "one.txt", content: "x\n" },
-    fakeAgent(dir.path),
-  );
-  equal(text(outcome), `Created file ${dir.path}/one.txt (1 line)`);
 });

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bwrapArgs, createExecutor, createSandboxExecutor } from "../../builtins/sandbox.ts";
-import { tempDir } from "../_helpers.ts";
-import { isAlive, waitForLines } from "./_fixtures.ts";
+import { isAlive, tempDir } from "../_helpers.ts";
+import { waitForLines } from "./_fixtures.ts";
 
 const decoder = new TextDecoder();
 

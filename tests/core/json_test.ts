@@ -1,5 +1,5 @@
 import { deepEqual, equal, notEqual, ok, throws } from "node:assert/strict";
-import { isLosslessJson, snapshotJson } from "../../core/json.ts";
+import { isLosslessJson, JsonSnapshotError, snapshotJson } from "../../core/json.ts";
 
 function sparse(): unknown[] {
   const a = [1, 2, 3];
@@ -159,4 +159,19 @@ Deno.test("snapshotJson() accepts plain objects and arrays from another realm", 
   });
   worker.terminate();
   deepEqual(snapshotJson(message), { a: [1, { b: null }] });
+});
+
+Deno.test("snapshotJson() throws JsonSnapshotError with the failing path and reason as fields", () => {
+  throws(() => snapshotJson({ list: [{ when: new Date(0) }] }), (error: unknown) => {
+    ok(error instanceof JsonSnapshotError);
+    ok(error instanceof TypeError);
+    equal(error.path, "list[0].when");
+    equal(error.reason, "a Date is not a plain object or array");
+    return true;
+  });
+  throws(() => snapshotJson(Symbol("s")), (error: unknown) => {
+    ok(error instanceof JsonSnapshotError);
+    equal(error.path, "");
+    return true;
+  });
 });

@@ -6,6 +6,7 @@
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { JobService } from "../../jobs/job_service.ts";
 import { killProcessTree, processStartTime, processTree } from "../../jobs/process_tree.ts";
+import { spawnDetachedTree } from "./_proc.ts";
 
 const [dir = "", mode = "kill"] = Deno.args;
 
@@ -59,15 +60,8 @@ if (mode === "no-ps") {
   const executor = await run;
 
   // The jobs layer: a detached tree, its start time, the listing and the kill.
-  const child = new Deno.Command("bash", {
-    args: ["-c", "sleep 324 & echo $!; wait"],
-    stdout: "piped",
-    detached: true,
-  }).spawn();
-  const reader = child.stdout.getReader();
-  const grandchild = Number(new TextDecoder().decode((await reader.read()).value).trim());
-  reader.releaseLock();
-  const startTime = processStartTime(child.pid);
+  const { child, echoed: grandchild } = await spawnDetachedTree("sleep 324 & echo $!; wait");
+  const startTime = await processStartTime(child.pid);
   const tree = processTree(child.pid);
   const reused = await killProcessTree(child.pid, { group: true, startTime: -1 });
   const killed = await killProcessTree(child.pid, {
@@ -79,16 +73,9 @@ if (mode === "no-ps") {
   const status = await child.status;
 
   // A tree that ignores SIGTERM (the ignored disposition survives exec) needs the SIGKILL step.
-  const stubborn = new Deno.Command("bash", {
-    args: ["-c", "trap '' TERM; sleep 325 & echo $!; wait"],
-    stdout: "piped",
-    detached: true,
-  }).spawn();
-  const stubbornReader = stubborn.stdout.getReader();
-  const stubbornChild = Number(
-    new TextDecoder().decode((await stubbornReader.read()).value).trim(),
+  const { child: stubborn, echoed: stubbornChild } = await spawnDetachedTree(
+    "trap '' TERM; sleep 325 & echo $!; wait",
   );
-  stubbornReader.releaseLock();
   const forced = await killProcessTree(stubborn.pid, { group: true, graceMs: 100 });
   await stubborn.stdout.cancel();
   const stubbornStatus = await stubborn.status;

@@ -3,7 +3,7 @@ import { HarnessError } from "../../core/errors.ts";
 import { JobService } from "../../jobs/job_service.ts";
 import type { JobControl } from "../../jobs/types.ts";
 import type { AgentHandle } from "../../tools/definition.ts";
-import { tempDir } from "../_helpers.ts";
+import { isAlive, tempDir } from "../_helpers.ts";
 
 /** A hand-written agent double recording injects. */
 function fakeAgent(sessionId: string): AgentHandle & { injected: string[]; dispose(): void } {
@@ -26,16 +26,6 @@ function fakeAgent(sessionId: string): AgentHandle & { injected: string[]; dispo
       disposed = true;
     },
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
 }
 
 /** A producer that hands control to the test: each `step()` resolves the producer's next await. */

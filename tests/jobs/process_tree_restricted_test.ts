@@ -1,16 +1,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
-import { tempDir } from "../_helpers.ts";
+import { isAlive, tempDir } from "../_helpers.ts";
 
 const SCRIPT = new URL("./_restricted_kill.ts", import.meta.url).pathname;
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
-  } catch {
-    return false;
-  }
-}
 
 /** Runs the fixture with `deno run` and exactly the given permission flags (never --allow-all). */
 async function runRestricted(flags: string[], args: string[]): Promise<Record<string, unknown>> {

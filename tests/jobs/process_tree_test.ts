@@ -1,14 +1,6 @@
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { killProcessTree, processTree } from "../../jobs/process_tree.ts";
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
-  } catch {
-    return false;
-  }
-}
+import { isAlive } from "../_helpers.ts";
 
 Deno.test("killProcessTree() kills descendants of a process in our own group", async () => {
   const child = new Deno.Command("sh", {

@@ -7,6 +7,7 @@ import type {
   ExecuteReturn,
   ToolExecution,
 } from "../../tools/definition.ts";
+import type { ContentBlock } from "../../tools/content.ts";
 
 /** A harness whose logs are captured instead of written to stderr. */
 export interface TestHarness extends AsyncDisposable {
@@ -42,6 +43,18 @@ export function rawTool(
     execute,
     ...extra,
   };
+}
+
+/** A {@linkcode rawTool} that returns `content` and counts its runs in `counter.runs`. */
+export function countingTool(
+  name: string,
+  counter: { runs: number },
+  content: readonly ContentBlock[] = [],
+): AnyToolDefinition {
+  return rawTool(name, () => {
+    counter.runs++;
+    return content;
+  });
 }
 
 /** The single text of an outcome's content. */

@@ -4,7 +4,7 @@ import { HarnessError } from "../../core/errors.ts";
 import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import type { AroundExecution, ToolOutcome } from "../../registry/types.ts";
-import { harness, rawTool, text } from "./_harness.ts";
+import { countingTool, harness, rawTool, text } from "./_harness.ts";
 
 type Next = () => Promise<ToolOutcome>;
 
@@ -41,11 +41,8 @@ Deno.test("tools/execute wrappers nest like an onion and may short-circuit", asy
 
 Deno.test("tools/execute wrappers may change only signal", async (t) => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter));
   const attempts: [string, (exec: AroundExecution) => void, string][] = [
     ["name", (e) => {
       (e as { name: string }).name = "x";
@@ -85,12 +82,12 @@ Deno.test("tools/execute wrappers may change only signal", async (t) => {
       equal(outcome.error?.name, "TypeError");
     });
   }
-  equal(runs, 0);
+  equal(counter.runs, 0);
   attempt = (e) => {
     e.signal = new AbortController().signal;
   };
   equal((await h.ctx.tools.execute({ callId: "ok", name: "t", arguments: {} })).isError, false);
-  equal(runs, 1);
+  equal(counter.runs, 1);
 });
 
 Deno.test("tools/execute next() called twice rejects", async () => {

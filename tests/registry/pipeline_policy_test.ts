@@ -10,7 +10,7 @@ import type {
   PreExecuteDecision,
   ToolOutcome,
 } from "../../registry/types.ts";
-import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
+import { countingTool, fakeAgent, harness, rawTool, text } from "./_harness.ts";
 
 Deno.test("execute() runs the phases in order (recording listeners)", async () => {
   await using h = await harness();
@@ -44,11 +44,8 @@ Deno.test("execute() runs the phases in order (recording listeners)", async () =
 
 Deno.test("tools/pre-execute decisions: allow runs, deny skips the body but reaches post-execute", async () => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [{ type: "text", text: "ran" }];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter, [{ type: "text", text: "ran" }]));
   let decision: PreExecuteDecision = { kind: "allow" };
   h.ctx.on("tools/pre-execute", () => decision);
   const posts: ToolOutcome[] = [];
@@ -63,7 +60,7 @@ Deno.test("tools/pre-execute decisions: allow runs, deny skips the body but reac
     content: [{ type: "text", text: "Error: no writes on Fridays" }],
     error: { message: "no writes on Fridays", code: "DENIED" },
   });
-  equal(runs, 1);
+  equal(counter.runs, 1);
   equal(posts.length, 2);
   equal(posts[1], denied);
 });
@@ -102,11 +99,8 @@ Deno.test("tools/pre-execute ask without an approval service denies with the rea
 
 Deno.test("tools/pre-execute ask routes to ctx.approval and maps every answer", async (t) => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [{ type: "text", text: "ran" }];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter, [{ type: "text", text: "ran" }]));
   h.ctx.on("tools/pre-execute", () => ({ kind: "ask", reason: "please" }));
   let answer: ApprovalOutcome = "allowed-once";
   const asked: { name: string; reason: string | undefined }[] = [];
@@ -145,7 +139,7 @@ Deno.test("tools/pre-execute ask routes to ctx.approval and maps every answer", 
     });
     equal(asked.length, before);
   });
-  equal(runs, 2);
+  equal(counter.runs, 2);
   deepEqual(asked[0], { name: "t", reason: "please" });
   await t.step("cancelled while the caller aborted is ABORTED_BEFORE_DISPATCH", async () => {
     const controller = new AbortController();
@@ -175,11 +169,8 @@ Deno.test("tools/pre-execute ask routes to ctx.approval and maps every answer", 
 
 Deno.test("guard() denies monotonically: the first string wins and guards run only after allow", async () => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter));
   const calls: string[] = [];
   h.ctx.tools.guard((exec) => {
     calls.push("g1");
@@ -195,7 +186,7 @@ Deno.test("guard() denies monotonically: the first string wins and guards run on
   equal(text(outcome), "Error: t is locked");
   equal(outcome.error?.code, "DENIED");
   deepEqual(calls, ["g1"]);
-  equal(runs, 0);
+  equal(counter.runs, 0);
   h.ctx.on("tools/pre-execute", () => ({ kind: "deny", reason: "policy" }));
   equal(
     text(await h.ctx.tools.execute({ callId: "2", name: "t", arguments: {} })),
@@ -216,11 +207,8 @@ Deno.test("guard() returning a non-string is a pipeline error", async () => {
 
 Deno.test("a throwing pipeline stage becomes `Error: <message>` and skips later stages", async () => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter));
   const off = h.ctx.on("tools/pre-execute", () => {
     throw new Error("policy store offline");
   });
@@ -232,7 +220,7 @@ Deno.test("a throwing pipeline stage becomes `Error: <message>` and skips later 
     content: [{ type: "text", text: "Error: policy store offline" }],
     error: { message: "policy store offline", name: "Error" },
   });
-  equal(runs, 0);
+  equal(counter.runs, 0);
   deepEqual(posts, []);
   off();
   h.ctx.on("tools/pre-execute", () => ({ kind: "maybe" }));
@@ -339,11 +327,8 @@ Deno.test("a throwing tools/result observer harms nothing and is logged", async 
 
 Deno.test("guard() still denies a call the user approved", async () => {
   await using h = await harness();
-  let runs = 0;
-  h.ctx.tools.register(rawTool("t", () => {
-    runs++;
-    return [];
-  }));
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("t", counter));
   h.ctx.on("tools/pre-execute", () => ({ kind: "ask" }));
   h.ctx.provide("approval", { request: () => Promise.resolve("allowed-once") });
   h.ctx.tools.guard(() => "sandbox is read-only");
@@ -355,7 +340,7 @@ Deno.test("guard() still denies a call the user approved", async () => {
   });
   deepEqual(outcome.error, { message: "sandbox is read-only", code: "DENIED" });
   equal(text(outcome), "Error: sandbox is read-only");
-  equal(runs, 0);
+  equal(counter.runs, 0);
 });
 
 Deno.test("tools/pre-execute listeners see frozen arguments and cannot rewrite them", async () => {

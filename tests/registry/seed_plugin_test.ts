@@ -1,5 +1,7 @@
 /** The seed page's plugin, written against the top-level `Context`, loaded and called for real. */
 import { deepEqual, equal } from "node:assert/strict";
+import { Context } from "../../core/context.ts";
+import { toolsPlugin } from "../../registry/mod.ts";
 import { tempDir } from "../_helpers.ts";
 import * as seed from "./_seed_plugin.ts";
 import { harness, text } from "./_harness.ts";
@@ -56,8 +58,6 @@ Deno.test("the seed read_file plugin registers, validates, runs and unregisters 
 });
 
 Deno.test("the seed plugin waits for ctx.tools and starts when it appears", async () => {
-  const { Context } = await import("../../core/context.ts");
-  const { toolsPlugin } = await import("../../registry/mod.ts");
   const root = new Context({ logSink: () => {} });
   const fiber = root.plugin(seed);
   equal(fiber.state, "pending");

@@ -1,6 +1,17 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
+import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
 import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
+
+/** Calls `name` with empty arguments on behalf of an agent of session `sessionId`. */
+function callIn(
+  tools: ToolRegistry,
+  callId: string,
+  name: string,
+  sessionId: string,
+): Promise<ToolOutcome> {
+  return tools.execute({ callId, name, arguments: {}, agent: fakeAgent(sessionId) });
+}
 
 Deno.test("register() with a scope makes the tool visible only in that scope", async () => {
   await using h = await harness();
@@ -18,19 +29,9 @@ Deno.test("register() with a scope makes the tool visible only in that scope", a
   equal(tools.isConcurrencySafe("mine", {}), false);
   equal(tools.isConcurrencySafe("mine", {}, { scope: "s1" }), true);
 
-  const inScope = await tools.execute({
-    callId: "c1",
-    name: "mine",
-    arguments: {},
-    agent: fakeAgent("s1"),
-  });
+  const inScope = await callIn(tools, "c1", "mine", "s1");
   equal(text(inScope), "mine ok");
-  const elsewhere = await tools.execute({
-    callId: "c2",
-    name: "mine",
-    arguments: {},
-    agent: fakeAgent("s2"),
-  });
+  const elsewhere = await callIn(tools, "c2", "mine", "s2");
   equal(elsewhere.error?.code, "UNKNOWN_TOOL");
   const noAgent = await tools.execute({ callId: "c3", name: "mine", arguments: {} });
   equal(noAgent.error?.code, "UNKNOWN_TOOL");
@@ -42,19 +43,9 @@ Deno.test("register() with a scope shadows a global tool of the same name there"
   tools.register(rawTool("echo", () => [{ type: "text", text: "global" }]));
   tools.register(rawTool("echo", () => [{ type: "text", text: "scoped" }]), { scope: "s1" });
   equal(tools.list({ scope: "s1" }).length, 1);
-  const scoped = await tools.execute({
-    callId: "c1",
-    name: "echo",
-    arguments: {},
-    agent: fakeAgent("s1"),
-  });
+  const scoped = await callIn(tools, "c1", "echo", "s1");
   equal(text(scoped), "scoped");
-  const global = await tools.execute({
-    callId: "c2",
-    name: "echo",
-    arguments: {},
-    agent: fakeAgent("s2"),
-  });
+  const global = await callIn(tools, "c2", "echo", "s2");
   equal(text(global), "global");
 });
 
@@ -95,12 +86,7 @@ Deno.test("register() with a scope is undone by its disposer and its fiber", asy
   deepEqual(tools.list({ scope: "b" }).map((d) => d.name), ["echo", "only_b"]);
 
   offA();
-  const afterA = await tools.execute({
-    callId: "c1",
-    name: "echo",
-    arguments: {},
-    agent: fakeAgent("a"),
-  });
+  const afterA = await callIn(tools, "c1", "echo", "a");
   equal(text(afterA), "global");
   equal(tools.get("only_b", { scope: "b" })?.name, "only_b");
 

@@ -6,6 +6,19 @@ import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
 import { harness, rawTool, text } from "./_harness.ts";
 
+/** The exact outcome of a call whose arguments are not lossless JSON (contracts.md §2 step 1). */
+const INVALID_ARGS_OUTCOME: ToolOutcome = {
+  isError: true,
+  content: [{
+    type: "text",
+    text: "Error: tool execution arguments must be losslessly JSON-serializable",
+  }],
+  error: {
+    message: "tool execution arguments must be losslessly JSON-serializable",
+    code: "INVALID_ARGS",
+  },
+};
+
 Deno.test("register() exposes tools through get(), list() and schemas() sorted by name", async () => {
   await using h = await harness();
   const tools = h.ctx.tools;
@@ -162,17 +175,7 @@ Deno.test("execute() never throws and rejects non-JSON arguments with INVALID_AR
   const results: ToolOutcome[] = [];
   h.ctx.on("tools/result", (_exec: ToolExecution, outcome: ToolOutcome) => results.push(outcome));
   const outcome = await h.ctx.tools.execute({ callId: "1", name: "t", arguments: { n: NaN } });
-  deepEqual(outcome, {
-    isError: true,
-    content: [{
-      type: "text",
-      text: "Error: tool execution arguments must be losslessly JSON-serializable",
-    }],
-    error: {
-      message: "tool execution arguments must be losslessly JSON-serializable",
-      code: "INVALID_ARGS",
-    },
-  });
+  deepEqual(outcome, INVALID_ARGS_OUTCOME);
   equal(ran, false);
   equal(results.length, 1);
 });
@@ -334,17 +337,7 @@ Deno.test("execute() applies the lossless JSON table to arguments before any pol
     await t.step(`rejects ${label}`, async () => {
       phases.length = 0;
       const outcome = await h.ctx.tools.execute({ callId: label, name: "t", arguments: args });
-      deepEqual(outcome, {
-        isError: true,
-        content: [{
-          type: "text",
-          text: "Error: tool execution arguments must be losslessly JSON-serializable",
-        }],
-        error: {
-          message: "tool execution arguments must be losslessly JSON-serializable",
-          code: "INVALID_ARGS",
-        },
-      });
+      deepEqual(outcome, INVALID_ARGS_OUTCOME);
       deepEqual(phases, ["result"]);
     });
   }

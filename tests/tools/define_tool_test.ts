@@ -1,34 +1,10 @@
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import { defineTool } from "../../tools/define_tool.ts";
 import { ToolArgsError } from "../../tools/tool_args_error.ts";
 import type { AnyToolDefinition, ToolExecution } from "../../tools/definition.ts";
 import { tempDir } from "../_helpers.ts";
-
-// The seed page's example, as written except for the import path and a minimal context type.
-interface Context {
-  tools: { register(definition: AnyToolDefinition): () => void };
-}
-
-export const name = "my-tool";
-export const inject = ["tools"];
-
-export function apply(ctx: Context) {
-  ctx.tools.register(defineTool({
-    name: "read_file",
-    description: "Read a file from disk.", // what the model sees
-    parameters: {
-      path: { type: "string", required: true, description: "Absolute path" },
-      limit: { type: "number" }, // optional by default
-    },
-    // deno-lint-ignore no-unused-vars
-    async execute(args, exec) {
-      // args is TYPED from the schema: { path: string; limit?: number }
-      // exec carries immutable identity + token; signal is the operational field
-      return [{ type: "text", text: await readFile(args.path, "utf8") }];
-    },
-  }));
-}
+// The seed page's example, shared with the registry's seed plugin test.
+import { apply } from "../registry/_seed_plugin.ts";
 
 function fakeExec(): ToolExecution {
   return {
@@ -44,7 +20,8 @@ function fakeExec(): ToolExecution {
 
 function registered(): AnyToolDefinition {
   const tools: AnyToolDefinition[] = [];
-  apply({ tools: { register: (definition) => (tools.push(definition), () => {}) } });
+  const register = (definition: AnyToolDefinition) => (tools.push(definition), () => {});
+  apply({ tools: { register } } as unknown as Parameters<typeof apply>[0]);
   return tools[0]!;
 }
 
