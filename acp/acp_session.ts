@@ -119,6 +119,14 @@ export class AcpSession {
           }
         }
         break;
+      case "model/retry":
+        // Live and on replay: the wait before a retry shows as a thought of its own.
+        this.#flushDelta();
+        send({
+          sessionUpdate: "agent_thought_chunk",
+          content: { type: "text", text: `${String(event.message)}\n` },
+        });
+        break;
       case "tool/call":
         this.#flushDelta();
         send(this.presenter.call(

@@ -3,6 +3,7 @@ import { errorMessage } from "../core/error_message.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { ToolOutcome } from "../registry/types.ts";
+import type { ArgumentsProblem } from "./_tool_arguments.ts";
 
 const INVALID_ARGS = "INVALID_ARGS";
 
@@ -22,11 +23,12 @@ export function snapshot(content: readonly ContentBlock[], what: string): Conten
   return JSON.parse(text);
 }
 
-export function invalidArgs(name: string, raw: string, error: unknown): ToolOutcome {
+/** The INVALID_ARGS outcome of argument text that is not JSON or would not arrive unchanged. */
+export function invalidArgs(name: string, raw: string, problem: ArgumentsProblem): ToolOutcome {
   const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
-  const message = `invalid arguments: the arguments of tool "${name}" are not valid JSON (${
-    errorMessage(error)
-  }): received ${received}`;
+  const message = problem.kind === "syntax"
+    ? `invalid arguments: the arguments of tool "${name}" are not valid JSON (${problem.message}): received ${received}`
+    : `invalid arguments: the arguments of tool "${name}" cannot be received exactly: ${problem.message}`;
   return {
     isError: true,
     content: [{ type: "text", text: `Error: ${message}` }],

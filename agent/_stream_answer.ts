@@ -1,6 +1,13 @@
 /** Private: consuming one streamed model answer, and the stop a finish reason means. */
 import type { PromptResult } from "./agent.ts";
-import type { AssistantBlock, FinishReason, ModelAdapter, ModelRequest, Usage } from "./model.ts";
+import type {
+  AssistantBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelRequest,
+  RetryNotice,
+  Usage,
+} from "./model.ts";
 
 /** What one answer streamed; `failure` is set when the stream threw (abort included). */
 export interface StreamedAnswer {
@@ -13,12 +20,14 @@ export interface StreamedAnswer {
 
 /**
  * Streams one answer: merges consecutive text (and reasoning) chunks into one block, reporting
- * each chunk through `onDelta`, and keeps complete tool calls, usage and the finish reason.
+ * each chunk through `onDelta` (and each retry notice through `onRetry`), and keeps complete tool
+ * calls, usage and the finish reason.
  */
 export async function streamAnswer(
   adapter: ModelAdapter,
   request: ModelRequest,
   onDelta: (kind: "text" | "reasoning", text: string) => void,
+  onRetry: (notice: RetryNotice) => void = () => {},
 ): Promise<StreamedAnswer> {
   const content: AssistantBlock[] = [];
   let finish: FinishReason | undefined;
@@ -43,6 +52,9 @@ export async function streamAnswer(
             name: chunk.name,
             arguments: chunk.arguments,
           });
+          break;
+        case "retry":
+          onRetry(chunk);
           break;
         case "usage":
           usage = chunk.usage;

@@ -10,6 +10,7 @@ import type { ToolMode, ToolOutcome } from "../registry/types.ts";
 import type { Agent, AgentContext, CreateAgentOptions, PromptResult } from "./agent.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
+import { parseToolArguments } from "./_tool_arguments.ts";
 import { stopFor, streamAnswer } from "./_stream_answer.ts";
 import { runToolBatch } from "./_tool_batch.ts";
 
@@ -48,11 +49,10 @@ export async function runSteps(
     await runToolBatch(answer.calls, maxParallelToolCalls, {
       parse: (call) => {
         if (call.arguments.trim() === "") return { args: {} };
-        try {
-          return { args: JSON.parse(call.arguments) };
-        } catch (error) {
-          return { outcome: invalidArgs(call.name, call.arguments, error) };
-        }
+        const parsed = parseToolArguments(call.arguments);
+        return "args" in parsed
+          ? parsed
+          : { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
       },
       isSafe: (call, args) =>
         !signal.aborted && host.ctx.tools.isConcurrencySafe(call.name, args, {
@@ -100,6 +100,7 @@ async function streamStep(
     host.options.adapter,
     request,
     (kind, text) => ctx.emit("agent/delta", { sessionId: agent.sessionId, kind, text }),
+    ({ type: _, ...notice }) => host.append("model/retry", { turn, step, ...notice }),
   );
   if (failure) {
     // Keep what streamed (never half a tool call: adapters emit only complete calls).

@@ -3,11 +3,38 @@
  *
  * @module
  */
-import { contentText } from "../tools/content.ts";
-import type { ModelAdapter, ModelMessage, ModelRequest, StreamChunk } from "./model.ts";
+import type { ModelAdapter, ModelRequest, StreamChunk } from "./model.ts";
 import { ModelRequestError } from "./model_request_error.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { readStream, serverMessage } from "./_deepseek_stream.ts";
+import {
+  CURRENT_MODELS,
+  formatDelay,
+  isPermissionError,
+  modelHint,
+  netHost,
+  requestBody,
+} from "./_deepseek_wire.ts";
+
+/** DeepSeek's thinking mode switch (`thinking: {type}` on the wire). */
+export type ThinkingMode = "enabled" | "disabled";
+
+/** How hard DeepSeek thinks in thinking mode (`reasoning_effort` on the wire). */
+export type ReasoningEffort = "low" | "high" | "max";
+
+/**
+ * The model ids DeepSeek serves today: `deepseek-flash` (DeepSeek-V4.1-Flash, recommended),
+ * `deepseek-v4-pro`, and `deepseek-v4-flash` (an alias of `deepseek-flash`). `deepseek-chat` and
+ * `deepseek-reasoner` were retired on 2026-07-24.
+ *
+ * @example Usage
+ * ```ts
+ * import { DEEPSEEK_MODELS } from "./deepseek.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(DEEPSEEK_MODELS[0], "deepseek-flash");
+ * ```
+ */
+export const DEEPSEEK_MODELS: readonly string[] = CURRENT_MODELS;
 
 /** Options for {@linkcode DeepSeekAdapter}. */
 export interface DeepSeekAdapterOptions {
@@ -15,8 +42,15 @@ export interface DeepSeekAdapterOptions {
   readonly apiKey?: string;
   /** API base URL. @default {Deno.env.get("DEEPSEEK_BASE_URL") ?? "https://api.deepseek.com"} */
   readonly baseUrl?: string;
-  /** Model used when a request names none. @default {"deepseek-chat"} */
+  /** Model used when a request names none. @default {"deepseek-flash"} */
   readonly model?: string;
+  /**
+   * Thinking mode. When enabled (the API's default) the reasoning of every assistant message
+   * that made tool calls is passed back, and `temperature` is not sent. @default {"enabled"}
+   */
+  readonly thinking?: ThinkingMode;
+  /** `reasoning_effort` in thinking mode; the API's default when unset. */
+  readonly reasoningEffort?: ReasoningEffort;
   /** Retries after a 429, a 5xx, a network error or a stream cut before any output. @default {3} */
   readonly maxRetries?: number;
   /** First backoff delay; doubles per retry. @default {1000} */
@@ -27,7 +61,7 @@ export interface DeepSeekAdapterOptions {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The fetch implementation. @default {globalThis.fetch} */
   readonly fetch?: typeof fetch;
-  /** Sampling temperature, when set. */
+  /** Sampling temperature, sent only with thinking disabled (thinking mode ignores it). */
   readonly temperature?: number;
 }
 
@@ -62,47 +96,6 @@ const STATUS_HINTS: Readonly<Record<number, string>> = {
   422: "invalid parameters",
 };
 
-/** Converts messages to the OpenAI wire shape. */
-function wireMessages(system: string, messages: readonly ModelMessage[]): unknown[] {
-  const out: unknown[] = [];
-  if (system !== "") out.push({ role: "system", content: system });
-  for (const message of messages) {
-    switch (message.role) {
-      case "user":
-        out.push({ role: "user", content: contentText(message.content) });
-        break;
-      case "tool":
-        out.push({
-          role: "tool",
-          tool_call_id: message.callId,
-          content: contentText(message.content),
-        });
-        break;
-      case "assistant": {
-        let text = "";
-        const calls: unknown[] = [];
-        for (const block of message.content) {
-          if (block.type === "text") text += block.text;
-          else if (block.type === "tool-call") {
-            calls.push({
-              id: block.id,
-              type: "function",
-              function: { name: block.name, arguments: block.arguments },
-            });
-          }
-        }
-        out.push(
-          calls.length > 0
-            ? { role: "assistant", content: text === "" ? null : text, tool_calls: calls }
-            : { role: "assistant", content: text },
-        );
-        break;
-      }
-    }
-  }
-  return out;
-}
-
 function retryAfterMs(headers: Headers): number | undefined {
   const value = headers.get("retry-after");
   if (value === null) return undefined;
@@ -116,16 +109,22 @@ function retryAfterMs(headers: Headers): number | undefined {
  * Streams chat completions from DeepSeek (or any OpenAI-compatible server).
  *
  * Tool calls are assembled from deltas by `index` and emitted complete; `reasoning_content`
- * becomes reasoning chunks; usage carries the prompt cache hit/miss tokens. 429, 5xx, network
- * errors and a stream cut before any output are retried with exponential backoff (honouring
- * `Retry-After`); once output has streamed nothing is retried. Other failures throw
- * {@linkcode ModelRequestError} with the server's message; an abort rejects with `signal.reason`.
+ * becomes reasoning chunks; usage carries the prompt cache hit/miss tokens. Thinking mode (on by
+ * default) passes the reasoning of every assistant message that made tool calls back as
+ * `reasoning_content`, as DeepSeek requires, and does not send `temperature`.
+ *
+ * 429, 5xx, network errors and a stream cut before any output are retried with exponential
+ * backoff (honouring `Retry-After`); before each wait a `retry` chunk tells the caller (for
+ * example `DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)`), and an abort ends the
+ * wait at once. Once output has streamed nothing is retried. A Deno permission failure is never
+ * retried. Other failures throw {@linkcode ModelRequestError} with the server's message (and the
+ * current model ids when the id was rejected); an abort rejects with `signal.reason`.
  *
  * @example Usage
  * ```ts ignore
  * import { DeepSeekAdapter } from "./deepseek.ts";
- * const adapter = new DeepSeekAdapter(); // DEEPSEEK_API_KEY from the environment
- * const request = { model: "deepseek-chat", system: "", messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }], tools: [], signal: new AbortController().signal };
+ * const adapter = new DeepSeekAdapter({ reasoningEffort: "high" }); // DEEPSEEK_API_KEY from the environment
+ * const request = { model: "deepseek-flash", system: "", messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }], tools: [], signal: new AbortController().signal };
  * for await (const chunk of adapter.stream(request)) console.log(chunk);
  * ```
  */
@@ -134,17 +133,26 @@ export class DeepSeekAdapter implements ModelAdapter {
   readonly model: string;
   /** The base URL (no trailing slash). */
   readonly baseUrl: string;
+  /** The thinking mode. */
+  readonly thinking: ThinkingMode;
   #apiKey: string | undefined;
   #options: DeepSeekAdapterOptions;
 
   /**
    * Creates the adapter. The key is checked on the first request, not here.
    *
-   * @param options Key, URL, retry policy.
+   * @param options Key, URL, model, thinking mode, retry policy.
    * @throws {RangeError} When a retry option is negative or not finite.
+   * @throws {TypeError} When `thinking` or `reasoningEffort` is not one of its values.
    */
   constructor(options: DeepSeekAdapterOptions = {}) {
-    const { maxRetries = 3, initialRetryDelayMs = 1000, maxRetryDelayMs = 60_000 } = options;
+    const {
+      maxRetries = 3,
+      initialRetryDelayMs = 1000,
+      maxRetryDelayMs = 60_000,
+      thinking = "enabled",
+      reasoningEffort,
+    } = options;
     for (
       const [name, value] of Object.entries({ maxRetries, initialRetryDelayMs, maxRetryDelayMs })
     ) {
@@ -154,19 +162,35 @@ export class DeepSeekAdapter implements ModelAdapter {
         );
       }
     }
+    if (thinking !== "enabled" && thinking !== "disabled") {
+      throw new TypeError(
+        `Cannot create DeepSeek adapter as 'thinking' must be "enabled" or "disabled": current value is ${
+          JSON.stringify(thinking)
+        }`,
+      );
+    }
+    if (reasoningEffort !== undefined && !["low", "high", "max"].includes(reasoningEffort)) {
+      throw new TypeError(
+        `Cannot create DeepSeek adapter as 'reasoningEffort' must be "low", "high" or "max": current value is ${
+          JSON.stringify(reasoningEffort)
+        }`,
+      );
+    }
     this.#options = options;
     this.#apiKey = options.apiKey ?? env("DEEPSEEK_API_KEY");
     this.baseUrl = (options.baseUrl ?? env("DEEPSEEK_BASE_URL") ?? "https://api.deepseek.com")
       .replace(/\/+$/, "");
-    this.model = options.model ?? "deepseek-chat";
+    this.model = options.model ?? CURRENT_MODELS[0]!;
+    this.thinking = thinking;
   }
 
   /**
    * Streams one answer.
    *
    * @param request The request.
-   * @returns Text, reasoning, complete tool calls, usage and one finish.
-   * @throws {ModelRequestError} When the server refuses the request or the stream breaks.
+   * @returns Retry notices, then text, reasoning, complete tool calls, usage and one finish.
+   * @throws {ModelRequestError} When the server refuses the request, the stream breaks or Deno's
+   * permissions do not allow the request.
    */
   async *stream(request: ModelRequest): AsyncIterable<StreamChunk> {
     const { signal } = request;
@@ -177,6 +201,7 @@ export class DeepSeekAdapter implements ModelAdapter {
       sleep = delay,
       fetch: fetchImpl = globalThis.fetch,
       temperature,
+      reasoningEffort,
     } = this.#options;
     signal.throwIfAborted();
     if (this.#apiKey === undefined || this.#apiKey === "") {
@@ -184,27 +209,25 @@ export class DeepSeekAdapter implements ModelAdapter {
         "Cannot call DeepSeek: no API key; set DEEPSEEK_API_KEY or pass 'apiKey'",
       );
     }
-    const body = JSON.stringify({
-      model: request.model === "" ? this.model : request.model,
-      messages: wireMessages(request.system, request.messages),
-      ...(request.tools.length > 0
-        ? {
-          tools: request.tools.map((tool) => ({
-            type: "function",
-            function: {
-              name: tool.name,
-              description: tool.description,
-              parameters: tool.parameters,
-            },
-          })),
-        }
-        : {}),
-      ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
-      ...(temperature === undefined ? {} : { temperature }),
-      stream: true,
-      stream_options: { include_usage: true },
+    const model = request.model === "" ? this.model : request.model;
+    const body = requestBody(request, {
+      model,
+      thinking: this.thinking,
+      reasoningEffort,
+      temperature,
     });
     const url = `${this.baseUrl}/chat/completions`;
+    const maxAttempts = maxRetries + 1;
+    const notice = (ms: number, attempt: number, cause: string, status?: number): StreamChunk => ({
+      type: "retry",
+      attempt: attempt + 2,
+      maxAttempts,
+      delayMs: ms,
+      ...(status === undefined ? {} : { status }),
+      message: `${cause}, retrying in ${formatDelay(ms)} (attempt ${
+        attempt + 2
+      } of ${maxAttempts})`,
+    });
     for (let attempt = 0;; attempt++) {
       const backoff = Math.min(maxRetryDelayMs, initialRetryDelayMs * 2 ** attempt);
       let response: Response;
@@ -221,7 +244,19 @@ export class DeepSeekAdapter implements ModelAdapter {
         });
       } catch (error) {
         if (signal.aborted) throw signal.reason;
+        if (isPermissionError(error)) {
+          // Retrying cannot help: the process's permission profile decides, not the network.
+          throw new ModelRequestError(
+            `DeepSeek request to ${this.baseUrl} is not allowed by Deno's permissions (${
+              errorMessage(error)
+            }): the agent's launcher grants network access to exactly the host:port of model.baseUrl in dsh.jsonc, or of DEEPSEEK_BASE_URL when set; set the endpoint there (or run with --allow-net=${
+              netHost(this.baseUrl)
+            })`,
+            { cause: error },
+          );
+        }
         if (attempt < maxRetries) {
+          yield notice(backoff, attempt, `DeepSeek unreachable (network error)`);
           await sleep(backoff, signal);
           continue;
         }
@@ -237,14 +272,17 @@ export class DeepSeekAdapter implements ModelAdapter {
         const text = await response.text().catch(() => "");
         const retryable = status === 429 || status >= 500;
         if (retryable && attempt < maxRetries) {
-          await sleep(Math.min(maxRetryDelayMs, retryAfterMs(response.headers) ?? backoff), signal);
+          const wait = Math.min(maxRetryDelayMs, retryAfterMs(response.headers) ?? backoff);
+          yield notice(wait, attempt, `DeepSeek busy (HTTP ${status})`, status);
+          await sleep(wait, signal);
           continue;
         }
         const hint = STATUS_HINTS[status];
+        const message = serverMessage(text);
         throw new ModelRequestError(
           `DeepSeek request failed with HTTP ${status}${hint ? ` (${hint})` : ""}${
             retryable ? ` after ${attempt + 1} attempts` : ""
-          }: ${serverMessage(text)}`,
+          }: ${message}${modelHint(status, message, model)}`,
           { status, retryable },
         );
       }
@@ -265,6 +303,7 @@ export class DeepSeekAdapter implements ModelAdapter {
             { retryable: true, cause: error },
           );
         }
+        yield notice(backoff, attempt, "DeepSeek stream broke before any output");
         await sleep(backoff, signal);
       }
     }

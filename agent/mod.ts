@@ -24,8 +24,8 @@
  */
 export { Agent, createAgent, SYSTEM_PROMPT_HOOK } from "./agent.ts";
 export type { AgentContext, CreateAgentOptions, PromptOptions, PromptResult } from "./agent.ts";
-export { DeepSeekAdapter } from "./deepseek.ts";
-export type { DeepSeekAdapterOptions } from "./deepseek.ts";
+export { DEEPSEEK_MODELS, DeepSeekAdapter } from "./deepseek.ts";
+export type { DeepSeekAdapterOptions, ReasoningEffort, ThinkingMode } from "./deepseek.ts";
 export { ModelRequestError } from "./model_request_error.ts";
 export { deriveMessages } from "./derive_messages.ts";
 export type {
@@ -37,6 +37,7 @@ export type {
   ModelAdapter,
   ModelMessage,
   ModelRequest,
+  RetryNotice,
   StreamChunk,
   ToolCallBlock,
   ToolResultMessage,

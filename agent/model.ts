@@ -96,7 +96,7 @@ export type ModelMessage = UserMessage | AssistantMessage | ToolResultMessage;
 
 /** What the loop sends to an adapter for one step. */
 export interface ModelRequest {
-  /** The model id (for example `deepseek-chat`). */
+  /** The model id (for example `deepseek-flash`). */
   readonly model: string;
   /** The system prompt. */
   readonly system: string;
@@ -111,10 +111,31 @@ export interface ModelRequest {
 }
 
 /**
+ * An adapter's notice that it waits before retrying a failed request (a 429, a 5xx, a network
+ * error). Nothing of the answer has streamed yet; the loop shows and logs it as `model/retry`.
+ */
+export interface RetryNotice {
+  /** Discriminant. */
+  readonly type: "retry";
+  /** The attempt that follows the wait (2 for the first retry). */
+  readonly attempt: number;
+  /** Attempts in all (retries + 1). */
+  readonly maxAttempts: number;
+  /** How long the adapter waits, in ms. */
+  readonly delayMs: number;
+  /** The HTTP status that caused the retry, when the server answered. */
+  readonly status?: number;
+  /** What the user is shown, for example `DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)`. */
+  readonly message: string;
+}
+
+/**
  * One streamed piece of a model answer. A well-formed stream ends with exactly one `finish`;
- * `tool-call` chunks carry complete calls (adapters assemble deltas themselves).
+ * `tool-call` chunks carry complete calls (adapters assemble deltas themselves); `retry` chunks
+ * only come before any answer content.
  */
 export type StreamChunk =
+  | RetryNotice
   | { readonly type: "text"; readonly text: string }
   | { readonly type: "reasoning"; readonly text: string }
   | {

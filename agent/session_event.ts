@@ -49,6 +49,20 @@ export interface SessionEventMap {
     readonly finishReason: FinishReason | "cancelled";
     readonly usage?: Usage;
   };
+  /**
+   * The adapter waits before retrying a failed model request (429, 5xx, network); log-only,
+   * shown to ACP clients as a thought. `message` reads like
+   * `DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)`.
+   */
+  "model/retry": {
+    readonly turn: number;
+    readonly step: number;
+    readonly attempt: number;
+    readonly maxAttempts: number;
+    readonly delayMs: number;
+    readonly status?: number;
+    readonly message: string;
+  };
   /** Appended before the call executes; `arguments` is the raw model string. */
   "tool/call": {
     readonly turn: number;

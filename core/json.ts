@@ -92,7 +92,12 @@ export function snapshotJson(value: unknown): JsonValue {
     if (keys === null) {
       const child = (frame.source as unknown[])[index];
       if (child === undefined && !Object.hasOwn(frame.source, index)) {
-        fail(stack, "the array is sparse (it has a hole here)");
+        fail(
+          stack,
+          "the array is sparse (it has a hole here)",
+          "is not JSON (a hole in an array)",
+          child,
+        );
       }
       (frame.target as JsonValue[]).push(
         typeof child === "object" && child !== null ? enter(child, walk) : primitive(child, stack),
@@ -170,25 +175,34 @@ function primitive(value: unknown, stack: readonly Frame[]): JsonValue {
     case "boolean":
       return value;
     case "number":
-      if (!Number.isFinite(value)) fail(stack, `${value} is not a finite number`);
-      if (value === 0 && 1 / value < 0) fail(stack, "-0 is not representable in JSON");
+      if (!Number.isFinite(value)) {
+        fail(
+          stack,
+          `${value} is not a finite number`,
+          `is not a finite JSON number (${value})`,
+          value,
+        );
+      }
+      if (value === 0 && 1 / value < 0) {
+        fail(stack, "-0 is not representable in JSON", "is not a JSON number (-0; send 0)", value);
+      }
       return value;
     case "object":
       if (value === null) return null;
       break;
     case "undefined":
-      fail(stack, "undefined is not JSON");
+      fail(stack, "undefined is not JSON", "is not JSON (undefined)", value);
       break;
     case "bigint":
-      fail(stack, "a BigInt is not JSON");
+      fail(stack, "a BigInt is not JSON", "is not JSON (a BigInt)", value);
       break;
     case "symbol":
-      fail(stack, "a symbol is not JSON");
+      fail(stack, "a symbol is not JSON", "is not JSON (a symbol)", value);
       break;
     case "function":
-      fail(stack, "a function is not JSON");
+      fail(stack, "a function is not JSON", "is not JSON (a function)", value);
   }
-  return fail(stack, `${typeof value} is not JSON`);
+  return fail(stack, `${typeof value} is not JSON`, `is not JSON (${typeof value})`, value);
 }
 
 /** Below this depth the cycle check scans the stack; deeper walks switch to a set. */
@@ -207,25 +221,45 @@ function enter(value: object, walk: Walk): JsonValue {
   }
   if (ancestors === undefined) {
     for (let i = 0; i < stack.length; i++) {
-      if (stack[i]!.source === value) fail(stack, "the value is circular (it contains itself)");
+      if (stack[i]!.source === value) fail(stack, CIRCULAR, CIRCULAR_DETAIL, value);
     }
   } else if (ancestors.has(value)) {
-    fail(stack, "the value is circular (it contains itself)");
+    fail(stack, CIRCULAR, CIRCULAR_DETAIL, value);
   }
   const proto = Object.getPrototypeOf(value);
   let frame: Frame;
   if (Array.isArray(value)) {
     if (proto !== ARRAY_PROTO && !isForeignIntrinsic(proto, true)) {
-      fail(stack, "an array subclass is not a plain array");
+      fail(
+        stack,
+        "an array subclass is not a plain array",
+        "is not a plain JSON array (an array subclass)",
+        value,
+      );
     }
     const length = value.length;
     const ownKeys = Reflect.ownKeys(value).length;
-    if (ownKeys > length + 1) fail(stack, "the array has extra own properties");
-    if (ownKeys < length + 1) fail(stack, "the array is sparse (it has holes)");
+    if (ownKeys > length + 1) {
+      fail(
+        stack,
+        "the array has extra own properties",
+        "is not a plain JSON array (it has extra own properties)",
+        value,
+      );
+    }
+    if (ownKeys < length + 1) {
+      fail(stack, "the array is sparse (it has holes)", "is not a dense JSON array", value);
+    }
     frame = { source: value, target: [], keys: null, length, index: 0 };
   } else {
     if (proto !== OBJECT_PROTO && proto !== null && !isForeignIntrinsic(proto, false)) {
-      fail(stack, `${describeObject(value)} is not a plain object or array`);
+      const kind = describeObject(value);
+      fail(
+        stack,
+        `${kind} is not a plain object or array`,
+        `is not a plain JSON object or array (${kind})`,
+        value,
+      );
     }
     const keys = Object.keys(value);
     // Cheaper than one Reflect.ownKeys(): names and symbols are cached by V8 separately.
@@ -236,12 +270,10 @@ function enter(value: object, walk: Walk): JsonValue {
       const odd = Reflect.ownKeys(value).find((key) =>
         typeof key === "symbol" || !Object.prototype.propertyIsEnumerable.call(value, key)
       )!;
-      fail(
-        stack,
-        typeof odd === "symbol"
-          ? `the object has a symbol key ${String(odd)}`
-          : `the object has a non-enumerable key "${odd}"`,
-      );
+      const reason = typeof odd === "symbol"
+        ? `the object has a symbol key ${String(odd)}`
+        : `the object has a non-enumerable key "${odd}"`;
+      fail(stack, reason, `is not a plain JSON object (${reason.slice(15)})`, value);
     }
     frame = { source: value, target: {}, keys, length: keys.length, index: 0 };
   }
@@ -278,7 +310,10 @@ function describeObject(value: object): string {
     : "an exotic object";
 }
 
-function fail(stack: readonly Frame[], reason: string): never {
+const CIRCULAR = "the value is circular (it contains itself)";
+const CIRCULAR_DETAIL = "is not JSON (a circular reference to an enclosing value)";
+
+function fail(stack: readonly Frame[], reason: string, detail: string, value: unknown): never {
   let path = "";
   for (const frame of stack) {
     const at = frame.index - 1;
@@ -291,12 +326,22 @@ function fail(stack: readonly Frame[], reason: string): never {
         : `[${JSON.stringify(key)}]`;
     }
   }
-  throw new JsonSnapshotError(path, reason);
+  throw new JsonSnapshotError(path, reason, { detail, value });
+}
+
+/** Options of {@linkcode JsonSnapshotError}. */
+export interface JsonSnapshotErrorOptions {
+  /** What is wrong, after the path: `is not a finite JSON number (NaN)`. @default {"is not lossless JSON"} */
+  readonly detail?: string;
+  /** The offending value. */
+  readonly value?: unknown;
 }
 
 /**
- * The `TypeError` {@linkcode snapshotJson} throws, with the failing path and reason as fields so
- * callers can reword the message without parsing it. Its `name` stays `TypeError`.
+ * The `TypeError` {@linkcode snapshotJson} throws, with the failing path, the reason and the
+ * offending value as fields so callers can reword the message without parsing it. Its `name`
+ * stays `TypeError`. {@linkcode JsonSnapshotError.describe} names the path and the value's kind,
+ * for example `"limit" is not a finite JSON number (NaN)`.
  *
  * @example Usage
  * ```ts
@@ -308,6 +353,7 @@ function fail(stack: readonly Frame[], reason: string): never {
  *   ok(error instanceof JsonSnapshotError);
  *   equal(error.path, "a[0]");
  *   equal(error.reason, "NaN is not a finite number");
+ *   equal(error.describe(), '"a[0]" is not a finite JSON number (NaN)');
  * }
  * ```
  */
@@ -316,16 +362,33 @@ export class JsonSnapshotError extends TypeError {
   readonly path: string;
   /** Why it failed, for example `NaN is not a finite number`. */
   readonly reason: string;
+  /** What is wrong, after the path: `is not a finite JSON number (NaN)`. */
+  readonly detail: string;
+  /** The offending value. */
+  readonly value: unknown;
 
   /**
    * Creates the error.
    *
    * @param path The failing path (empty for the root).
    * @param reason Why it failed.
+   * @param options The detail and the offending value.
    */
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, options: JsonSnapshotErrorOptions = {}) {
     super(`Cannot snapshot ${path === "" ? "the value" : `"${path}"`} as lossless JSON: ${reason}`);
     this.path = path;
     this.reason = reason;
+    this.detail = options.detail ?? "is not lossless JSON";
+    this.value = options.value;
+  }
+
+  /**
+   * The problem in one phrase that names the path and the value's kind.
+   *
+   * @param root What to call the root value. @default {"the value"}
+   * @returns For example `"limit" is not a finite JSON number (NaN)`.
+   */
+  describe(root = "the value"): string {
+    return `${this.path === "" ? root : JSON.stringify(this.path)} ${this.detail}`;
   }
 }

@@ -23,7 +23,13 @@ export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
 export { HarnessError } from "./errors.ts";
 export { describeValue, errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
 export { isJsonSnapshot, isLosslessJson, JsonSnapshotError, snapshotJson } from "./json.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "./json.ts";
+export type {
+  JsonArray,
+  JsonObject,
+  JsonPrimitive,
+  JsonSnapshotErrorOptions,
+  JsonValue,
+} from "./json.ts";
 export { createLogger, stderrSink } from "./logger.ts";
 export type { CreateLoggerOptions, Logger, LogLevel, LogRecord, LogSink } from "./logger.ts";
 export { reloadPlugin } from "./reload.ts";
