@@ -17,10 +17,14 @@ export type ModelProvider = "auto" | "deepseek" | "demo";
 export interface ModelConfig {
   /** The provider. @default {"auto"} */
   readonly provider: ModelProvider;
-  /** The model name. @default {"deepseek-chat"} */
+  /** The model id: `deepseek-flash`, `deepseek-v4-pro` (or the alias `deepseek-v4-flash`). @default {"deepseek-flash"} */
   readonly model: string;
-  /** The API base URL. @default {"https://api.deepseek.com"} */
+  /** The API base URL (`DEEPSEEK_BASE_URL` overrides it). @default {"https://api.deepseek.com"} */
   readonly baseUrl: string;
+  /** DeepSeek's thinking mode. @default {"enabled"} */
+  readonly thinking: "enabled" | "disabled";
+  /** `reasoning_effort` in thinking mode; the API's default when unset. */
+  readonly reasoningEffort?: "low" | "high" | "max";
 }
 
 /** A permission decision. */
@@ -64,7 +68,12 @@ export interface AgentConfig {
 
 /** The configuration used when no file exists. */
 export const DEFAULT_CONFIG: AgentConfig = {
-  model: { provider: "auto", model: "deepseek-chat", baseUrl: "https://api.deepseek.com" },
+  model: {
+    provider: "auto",
+    model: "deepseek-flash",
+    baseUrl: "https://api.deepseek.com",
+    thinking: "enabled",
+  },
   toolMode: "native",
   permissions: [],
   defaultDecision: "allow",
@@ -152,6 +161,43 @@ function httpUrl(source: string, key: string, value: string): string {
   return value;
 }
 
+const MODEL_KEYS = ["provider", "model", "baseUrl", "thinking", "reasoningEffort"];
+
+/** The `model` section. */
+function parseModel(source: string, value: unknown): ModelConfig {
+  const model = record(source, "model", value);
+  const d = DEFAULT_CONFIG.model;
+  for (const key of Object.keys(model)) {
+    if (!MODEL_KEYS.includes(key)) {
+      fail(source, `unknown key "model.${key}": expected one of ${MODEL_KEYS.join(", ")}`);
+    }
+  }
+  const effort = model.reasoningEffort === undefined ? undefined : oneOf(
+    source,
+    "model.reasoningEffort",
+    model.reasoningEffort,
+    ["low", "high", "max"],
+    "high",
+  );
+  return {
+    provider: oneOf(
+      source,
+      "model.provider",
+      model.provider,
+      ["auto", "deepseek", "demo"],
+      d.provider,
+    ),
+    model: str(source, "model.model", model.model, d.model),
+    baseUrl: httpUrl(
+      source,
+      "model.baseUrl",
+      str(source, "model.baseUrl", model.baseUrl, d.baseUrl),
+    ),
+    thinking: oneOf(source, "model.thinking", model.thinking, ["enabled", "disabled"], d.thinking),
+    ...(effort === undefined ? {} : { reasoningEffort: effort }),
+  };
+}
+
 /**
  * Parses and validates JSONC configuration text (comments and trailing commas allowed).
  *
@@ -202,7 +248,6 @@ export function parseConfig(text: string, source: string): AgentConfig {
       fail(source, `unknown key "${key}": expected one of ${[...known].join(", ")}`);
     }
   }
-  const model = record(source, "model", top.model);
   const d = DEFAULT_CONFIG;
   const rules = top.permissions === undefined ? [] : top.permissions;
   if (!Array.isArray(rules)) {
@@ -259,21 +304,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
     }
   }
   return {
-    model: {
-      provider: oneOf(
-        source,
-        "model.provider",
-        model.provider,
-        ["auto", "deepseek", "demo"],
-        d.model.provider,
-      ),
-      model: str(source, "model.model", model.model, d.model.model),
-      baseUrl: httpUrl(
-        source,
-        "model.baseUrl",
-        str(source, "model.baseUrl", model.baseUrl, d.model.baseUrl),
-      ),
-    },
+    model: parseModel(source, top.model),
     toolMode: oneOf(source, "toolMode", top.toolMode, ["native", "code", "both"], d.toolMode),
     permissions,
     defaultDecision: oneOf(

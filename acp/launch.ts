@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
 import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
+import { modelBaseUrl } from "./_model_endpoint.ts";
 import { serveStartupError } from "./_startup_error.ts";
 
 /** What {@linkcode agentCommand} computed. */
@@ -28,6 +29,7 @@ export interface AgentCommand {
  * @param args The agent's arguments (`--config`, `--sessions-dir`, …).
  * @returns The command, arguments and cwd.
  * @throws {SyntaxError} When the config file is invalid.
+ * @throws {TypeError} When `DEEPSEEK_BASE_URL` is not an http or https URL.
  *
  * @example Usage
  * ```ts ignore
@@ -53,6 +55,7 @@ export async function agentCommand(
     ],
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
     useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")),
+    modelBaseUrl: modelBaseUrl(config),
   });
   const execPath = Deno.execPath();
   const command = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"

@@ -215,9 +215,10 @@ export async function main(args: readonly string[]): Promise<number> {
     createAdapter = () => adapter;
     model = "scripted";
   } else if (usesDeepSeek(config, apiKey)) {
-    const baseUrl = Deno.env.get("DEEPSEEK_BASE_URL") ?? config.model.baseUrl;
-    createAdapter = () =>
-      new agentMod.DeepSeekAdapter({ ...(apiKey !== undefined ? { apiKey } : {}), baseUrl, model });
+    const { deepSeekOptions } = await import("./_model_endpoint.ts");
+    const settings = config;
+    // Per session, so a bad DEEPSEEK_BASE_URL fails session/new with its message.
+    createAdapter = () => new agentMod.DeepSeekAdapter(deepSeekOptions(settings));
   } else {
     const { createDemoModel } = await import("./demo_model.ts");
     createAdapter = () => createDemoModel();

@@ -7,6 +7,7 @@
  * @module
  */
 import type { AgentConfig } from "./config.ts";
+import { netHost } from "./_model_endpoint.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -18,8 +19,10 @@ export interface PermissionFlagsOptions {
   readonly readOnly?: readonly string[];
   /** The temp directory. @default {"/tmp"} */
   readonly tmpDir?: string;
-  /** True when DeepSeek will be used (grants net to the model host). */
+  /** True when DeepSeek will be used (grants net to the model's host:port). */
   readonly useDeepSeek: boolean;
+  /** The model endpoint (`DEEPSEEK_BASE_URL` when set). @default {config.model.baseUrl} */
+  readonly modelBaseUrl?: string;
   /** The Deno executable (allowed to run, for Code Mode). @default {Deno.execPath()} */
   readonly denoPath?: string;
 }
@@ -67,7 +70,7 @@ function unique(values: readonly string[]): string[] {
  *   useDeepSeek: true,
  *   denoPath: "/usr/bin/deno",
  * });
- * ok(flags.includes("--allow-net=api.deepseek.com"));
+ * ok(flags.includes("--allow-net=api.deepseek.com:443"));
  * ok(!flags.includes("-A"));
  * ```
  */
@@ -91,7 +94,8 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     ...config.allowRun,
   ]);
   const hosts = unique([
-    ...(useDeepSeek ? [new URL(config.model.baseUrl).host] : []),
+    // Exactly the endpoint's host:port (443 or 80 when the URL names no port).
+    ...(useDeepSeek ? [netHost(options.modelBaseUrl ?? config.model.baseUrl)] : []),
     ...Object.values(config.mcpServers).flatMap((s) => "url" in s ? [new URL(s.url).host] : []),
   ]);
   const flags = [

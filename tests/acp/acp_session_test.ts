@@ -101,3 +101,28 @@ Deno.test("AcpSession.permissionCard() strips sessionUpdate and status and previ
   equal(card.title, "ls");
   equal(s.permissionCard("sub:code:1", "sh", { cmd: "pwd" }).title, "pwd");
 });
+
+Deno.test("AcpSession.event() shows a model/retry wait as a thought of its own, live and on replay", () => {
+  for (const replay of [false, true]) {
+    const { s, sent } = session();
+    s.delta("text", "partial");
+    s.event({
+      type: "model/retry",
+      attempt: 2,
+      maxAttempts: 4,
+      delayMs: 2000,
+      status: 503,
+      message: "DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)",
+    }, replay);
+    deepEqual(sent, [
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "partial" } },
+      {
+        sessionUpdate: "agent_thought_chunk",
+        content: {
+          type: "text",
+          text: "DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)\n",
+        },
+      },
+    ]);
+  }
+});

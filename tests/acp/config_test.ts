@@ -19,7 +19,12 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     "dsh.jsonc",
   );
   deepEqual(config, {
-    model: { provider: "demo", model: "m", baseUrl: "https://api.deepseek.com" },
+    model: {
+      provider: "demo",
+      model: "m",
+      baseUrl: "https://api.deepseek.com",
+      thinking: "enabled",
+    },
     toolMode: "both",
     permissions: [{ tool: "bash", decision: "ask", pattern: "^rm ", reason: "destructive" }],
     defaultDecision: "deny",
@@ -112,4 +117,38 @@ Deno.test("loadConfig() reads dsh.jsonc from the cwd or falls back to defaults",
   equal(loaded.config.toolMode, "code");
   equal(loaded.file, `${dir.path}/dsh.jsonc`);
   await rejects(() => loadConfig(dir.path, `${dir.path}/missing.jsonc`), Deno.errors.NotFound);
+});
+
+Deno.test("parseConfig() reads the model section: deepseek-flash by default, thinking and effort", () => {
+  deepEqual(DEFAULT_CONFIG.model, {
+    provider: "auto",
+    model: "deepseek-flash",
+    baseUrl: "https://api.deepseek.com",
+    thinking: "enabled",
+  });
+  deepEqual(
+    parseConfig(
+      '{"model": {"model": "deepseek-v4-pro", "thinking": "disabled", "reasoningEffort": "max"}}',
+      "c",
+    ).model,
+    {
+      provider: "auto",
+      model: "deepseek-v4-pro",
+      baseUrl: "https://api.deepseek.com",
+      thinking: "disabled",
+      reasoningEffort: "max",
+    },
+  );
+  rejectsConfig(
+    '{"model": {"thinking": true}}',
+    '"model.thinking" must be one of "enabled", "disabled": received true',
+  );
+  rejectsConfig(
+    '{"model": {"reasoningEffort": "medium"}}',
+    '"model.reasoningEffort" must be one of "low", "high", "max": received "medium"',
+  );
+  rejectsConfig(
+    '{"model": {"reasoning_effort": "high"}}',
+    'unknown key "model.reasoning_effort": expected one of provider, model, baseUrl, thinking, reasoningEffort',
+  );
 });

@@ -1,6 +1,7 @@
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, equal, throws } from "node:assert/strict";
 import { DEFAULT_CONFIG, parseConfig } from "../../acp/config.ts";
 import { AGENT_ENV_VARS, permissionFlags } from "../../acp/permissions.ts";
+import { deepSeekOptions, modelBaseUrl } from "../../acp/_model_endpoint.ts";
 
 Deno.test("permissionFlags() derives an explicit profile from the config", () => {
   const config = parseConfig(
@@ -39,4 +40,56 @@ Deno.test("permissionFlags() grants no net to the demo model", () => {
     "--allow-run=bash,sh,setsid,ps,kill,deno,/bin/deno",
     `--allow-env=${AGENT_ENV_VARS.join(",")}`,
   ]);
+});
+
+Deno.test("permissionFlags() grants exactly the model endpoint's host:port", () => {
+  const net = (modelBaseUrl?: string, text = "{}") =>
+    permissionFlags(parseConfig(text, "c"), {
+      roots: ["/w"],
+      sessionsDir: "/s",
+      useDeepSeek: true,
+      denoPath: "/bin/deno",
+      ...(modelBaseUrl === undefined ? {} : { modelBaseUrl }),
+    }).find((flag) => flag.startsWith("--allow-net="));
+  equal(net(), "--allow-net=api.deepseek.com:443");
+  equal(
+    net(undefined, '{"model": {"baseUrl": "http://proxy.local/v1"}}'),
+    "--allow-net=proxy.local:80",
+  );
+  // DEEPSEEK_BASE_URL (as launch.ts passes it) wins over model.baseUrl.
+  equal(
+    net("http://127.0.0.1:5123", '{"model": {"baseUrl": "https://llm.example:8443"}}'),
+    "--allow-net=127.0.0.1:5123",
+  );
+});
+
+Deno.test("modelBaseUrl() and deepSeekOptions() read DEEPSEEK_BASE_URL and DEEPSEEK_MODEL over the config", () => {
+  const config = parseConfig(
+    '{"model": {"baseUrl": "https://llm.example", "thinking": "disabled", "reasoningEffort": "low"}}',
+    "c",
+  );
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  equal(modelBaseUrl(config, env({})), "https://llm.example");
+  equal(
+    modelBaseUrl(config, env({ DEEPSEEK_BASE_URL: "http://127.0.0.1:9" })),
+    "http://127.0.0.1:9",
+  );
+  deepEqual(
+    deepSeekOptions(
+      config,
+      env({ DEEPSEEK_API_KEY: "sk", DEEPSEEK_MODEL: "deepseek-v4-pro" }),
+    ),
+    {
+      apiKey: "sk",
+      baseUrl: "https://llm.example",
+      model: "deepseek-v4-pro",
+      thinking: "disabled",
+      reasoningEffort: "low",
+    },
+  );
+  throws(() => modelBaseUrl(config, env({ DEEPSEEK_BASE_URL: "127.0.0.1:9" })), {
+    name: "TypeError",
+    message:
+      'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "127.0.0.1:9"',
+  });
 });

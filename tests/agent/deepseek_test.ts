@@ -110,7 +110,7 @@ function chunk(delta: unknown, finish: string | null = null): unknown {
 
 function request(signal = new AbortController().signal): ModelRequest {
   return {
-    model: "deepseek-chat",
+    model: "deepseek-flash",
     system: "be brief",
     messages: [
       { role: "user", content: [{ type: "text", text: "hi" }] },
@@ -212,13 +212,15 @@ Deno.test("DeepSeekAdapter.stream() assembles tool calls split anywhere, reasoni
   const sent = server.requests[0]!;
   equal(sent.headers.get("authorization"), "Bearer sk-test");
   deepEqual(sent.body, {
-    model: "deepseek-chat",
+    model: "deepseek-flash",
     messages: [
       { role: "system", content: "be brief" },
       { role: "user", content: "hi" },
       {
         role: "assistant",
         content: "ok",
+        // Thinking mode (the default): a tool-call message always carries reasoning_content.
+        reasoning_content: "",
         tool_calls: [{ id: "c0", type: "function", function: { name: "echo", arguments: "{}" } }],
       },
       { role: "tool", tool_call_id: "c0", content: "done" },
@@ -227,6 +229,7 @@ Deno.test("DeepSeekAdapter.stream() assembles tool calls split anywhere, reasoni
       type: "function",
       function: { name: "echo", description: "Echo.", parameters: { type: "object" } },
     }],
+    thinking: { type: "enabled" },
     stream: true,
     stream_options: { include_usage: true },
   });
@@ -274,7 +277,26 @@ Deno.test("DeepSeekAdapter.stream() retries 429 honouring Retry-After, then succ
     () => byteStream(sse([chunk({ content: "ok" }, "stop"), "[DONE]"]), 64),
   ]);
   const chunks = await collect(adapter(server.baseUrl, sleeps).stream(request()));
-  deepEqual(chunks, [{ type: "text", text: "ok" }, { type: "finish", reason: "stop" }]);
+  deepEqual(chunks, [
+    {
+      type: "retry",
+      attempt: 2,
+      maxAttempts: 4,
+      delayMs: 2000,
+      status: 429,
+      message: "DeepSeek busy (HTTP 429), retrying in 2 s (attempt 2 of 4)",
+    },
+    {
+      type: "retry",
+      attempt: 3,
+      maxAttempts: 4,
+      delayMs: 2000,
+      status: 503,
+      message: "DeepSeek busy (HTTP 503), retrying in 2 s (attempt 3 of 4)",
+    },
+    { type: "text", text: "ok" },
+    { type: "finish", reason: "stop" },
+  ]);
   deepEqual(sleeps, [2000, 2000]);
   equal(server.requests.length, 3);
 });
@@ -307,7 +329,12 @@ Deno.test("DeepSeekAdapter.stream() throws a clear error on 401, 400 and 402 wit
         "Authentication Fails (no such user)",
         "HTTP 401 (authentication failed; check DEEPSEEK_API_KEY): Authentication Fails (no such user)",
       ],
-      [400, "Invalid model", "HTTP 400 (invalid request): Invalid model"],
+      [400, "Invalid max_tokens", "HTTP 400 (invalid request): Invalid max_tokens"],
+      [
+        400,
+        "Model Not Exist",
+        'HTTP 400 (invalid request): Model Not Exist; the model id "deepseek-flash" was rejected: current DeepSeek models are "deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash" ("deepseek-flash" is recommended, "deepseek-v4-flash" is its alias; "deepseek-chat" and "deepseek-reasoner" were retired on 2026-07-24); set model.model in dsh.jsonc or DEEPSEEK_MODEL',
+      ],
       [402, "Insufficient Balance", "HTTP 402 (insufficient balance): Insufficient Balance"],
     ] as const
   ) {
@@ -363,7 +390,17 @@ Deno.test("DeepSeekAdapter.stream() retries a stream cut before any output", asy
     sse([chunk({ content: "ok" }, "stop"), "[DONE]"]),
   ]);
   const chunks = await collect(adapter(server.baseUrl).stream(request()));
-  deepEqual(chunks, [{ type: "text", text: "ok" }, { type: "finish", reason: "stop" }]);
+  deepEqual(chunks, [
+    {
+      type: "retry",
+      attempt: 2,
+      maxAttempts: 4,
+      delayMs: 1000,
+      message: "DeepSeek stream broke before any output, retrying in 1 s (attempt 2 of 4)",
+    },
+    { type: "text", text: "ok" },
+    { type: "finish", reason: "stop" },
+  ]);
   equal(server.connections, 2);
 });
 
@@ -404,12 +441,22 @@ Deno.test("DeepSeekAdapter.stream() retries network errors then reports them", a
       return Promise.resolve();
     },
   });
-  await rejects(collect(ds.stream(request())), (error: unknown) => {
-    ok(error instanceof ModelRequestError);
-    match(error.message, /^DeepSeek request failed after 3 attempts: network error: /);
-    return true;
-  });
+  const seen: StreamChunk[] = [];
+  await rejects(
+    (async () => {
+      for await (const c of ds.stream(request())) seen.push(c);
+    })(),
+    (error: unknown) => {
+      ok(error instanceof ModelRequestError);
+      match(error.message, /^DeepSeek request failed after 3 attempts: network error: /);
+      return true;
+    },
+  );
   deepEqual(sleeps, [10, 20]);
+  deepEqual(seen.map((c) => c.type === "retry" && c.message), [
+    "DeepSeek unreachable (network error), retrying in 10 ms (attempt 2 of 3)",
+    "DeepSeek unreachable (network error), retrying in 20 ms (attempt 3 of 3)",
+  ]);
 });
 
 Deno.test("DeepSeekAdapter.stream() throws without an API key", async () => {
@@ -434,4 +481,63 @@ Deno.test("new DeepSeekAdapter() throws on a negative retry option", () => {
     return;
   }
   throw new Error("expected a RangeError");
+});
+
+Deno.test("DeepSeekAdapter.stream() never retries a Deno permission failure and names the setting", async (t) => {
+  for (
+    const thrown of [
+      new Deno.errors.NotCapable(
+        'Requires net access to "127.0.0.1:9", run again with the --allow-net flag',
+      ),
+      new Deno.errors.PermissionDenied("net access denied"),
+    ]
+  ) {
+    await t.step(thrown.name, async () => {
+      const sleeps: number[] = [];
+      let calls = 0;
+      const ds = new DeepSeekAdapter({
+        apiKey: "k",
+        baseUrl: "http://127.0.0.1:9",
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return Promise.resolve();
+        },
+        fetch: () => {
+          calls++;
+          return Promise.reject(thrown);
+        },
+      });
+      await rejects(collect(ds.stream(request())), (error: unknown) => {
+        ok(error instanceof ModelRequestError);
+        equal(error.retryable, false);
+        equal(error.cause, thrown);
+        match(
+          error.message,
+          /^DeepSeek request to http:\/\/127\.0\.0\.1:9 is not allowed by Deno's permissions/,
+        );
+        match(error.message, /model\.baseUrl in dsh\.jsonc, or of DEEPSEEK_BASE_URL/);
+        match(error.message, /--allow-net=127\.0\.0\.1:9\)$/);
+        return true;
+      });
+      equal(calls, 1);
+      deepEqual(sleeps, []);
+    });
+  }
+});
+
+Deno.test("new DeepSeekAdapter() defaults to deepseek-flash with thinking on and checks its values", () => {
+  const ds = new DeepSeekAdapter({ apiKey: "k" });
+  equal(ds.model, "deepseek-flash");
+  equal(ds.thinking, "enabled");
+  try {
+    new DeepSeekAdapter({ reasoningEffort: "medium" as "high" });
+  } catch (error) {
+    ok(error instanceof TypeError);
+    equal(
+      error.message,
+      'Cannot create DeepSeek adapter as \'reasoningEffort\' must be "low", "high" or "max": current value is "medium"',
+    );
+    return;
+  }
+  throw new Error("expected a TypeError");
 });
