@@ -249,7 +249,7 @@ export class DeepSeekAdapter implements ModelAdapter {
           throw new ModelRequestError(
             `DeepSeek request to ${this.baseUrl} is not allowed by Deno's permissions (${
               errorMessage(error)
-            }): the agent's launcher grants network access to exactly the host:port of model.baseUrl in dsh.jsonc, or of DEEPSEEK_BASE_URL when set; set the endpoint there (or run with --allow-net=${
+            }): dsh's launcher and compile task allow network access to exactly the host:port of DEEPSEEK_BASE_URL when set, else of model.baseUrl in dsh.jsonc; set the endpoint there (or run with --allow-net=${
               netHost(this.baseUrl)
             })`,
             { cause: error },

@@ -515,7 +515,7 @@ Deno.test("DeepSeekAdapter.stream() never retries a Deno permission failure and 
           error.message,
           /^DeepSeek request to http:\/\/127\.0\.0\.1:9 is not allowed by Deno's permissions/,
         );
-        match(error.message, /model\.baseUrl in dsh\.jsonc, or of DEEPSEEK_BASE_URL/);
+        match(error.message, /DEEPSEEK_BASE_URL when set, else of model\.baseUrl in dsh\.jsonc/);
         match(error.message, /--allow-net=127\.0\.0\.1:9\)$/);
         return true;
       });
