@@ -248,7 +248,12 @@ function enter(value: object, walk: Walk): JsonValue {
       );
     }
     if (ownKeys < length + 1) {
-      fail(stack, "the array is sparse (it has holes)", "is not a dense JSON array", value);
+      fail(
+        stack,
+        "the array is sparse (it has holes)",
+        "is not a dense JSON array (it has holes)",
+        value,
+      );
     }
     frame = { source: value, target: [], keys: null, length, index: 0 };
   } else {

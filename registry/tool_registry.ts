@@ -7,7 +7,7 @@
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
-import { type JsonValue, snapshotJson } from "../core/json.ts";
+import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { AnyToolDefinition, ToolExecution } from "../tools/definition.ts";
 import { aroundView } from "./_around_view.ts";
 import { assertPositive, checkDefinition } from "./_checks.ts";
@@ -226,11 +226,15 @@ class ToolRegistryService {
     try {
       args = snapshotJson(request.arguments);
     } catch (error) {
-      // The exact contract text; the path and reason go to the log, not to the model.
+      // The contract text, then the offending path and the value's kind, so the model can fix
+      // the call.
+      const problem = error instanceof JsonSnapshotError
+        ? error.describe("arguments")
+        : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
       ctx.logger.debug(`call "${request.callId}" to "${name}": ${errorMessage(error)}`);
       return this.#publish(
         makeExecution(request, name, null, signal, state, ctx),
-        errorOutcome(NON_JSON_ARGS_MESSAGE, { code: "INVALID_ARGS" }),
+        errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" }),
         state,
       );
     }

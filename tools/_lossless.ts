@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { JsonSnapshotError, snapshotJson } from "../core/json.ts";
 import { childPath, indexPath, quotePath, type Violations } from "./_path.ts";
 
 /** The fast check recurses at most this deep before handing over to the iterative walk. */
@@ -116,7 +117,7 @@ export function collectLossless(
     const children: Step[] = [];
     if (Array.isArray(current)) {
       if (!isPlainArray(current)) {
-        out.add(`${quotePath(step.path)} must be a lossless JSON array`);
+        out.add(`${quotePath(step.path)} ${losslessDetail(current)}`);
         continue;
       }
       let dense = true;
@@ -124,10 +125,10 @@ export function collectLossless(
         if (!(i in current)) dense = false;
         else children.push({ value: current[i], path: indexPath(step.path, i), exit: false });
       }
-      if (!dense) out.add(`${quotePath(step.path)} must be a dense lossless JSON array`);
+      if (!dense) out.add(`${quotePath(step.path)} ${SPARSE}`);
     } else {
       if (!isPlainObject(current)) {
-        out.add(`${quotePath(step.path)} must be a lossless JSON object`);
+        out.add(`${quotePath(step.path)} ${losslessDetail(current)}`);
         continue;
       }
       const record = current as Record<string, unknown>;
@@ -141,6 +142,23 @@ export function collectLossless(
   }
 }
 
+/** The violation of a sparse array. */
+export const SPARSE = "is not a dense JSON array (it has holes)";
+
+/**
+ * Why `value` itself is not lossless JSON, naming its kind: `is not a finite JSON number (NaN)`,
+ * `is not JSON (undefined)`, `is not a plain JSON object or array (a Map)`. The phrase comes from
+ * `snapshotJson`, which fails on such a value before walking into it.
+ */
+export function losslessDetail(value: unknown): string {
+  try {
+    snapshotJson(value);
+  } catch (error) {
+    if (error instanceof JsonSnapshotError) return error.detail;
+  }
+  return "is not lossless JSON";
+}
+
 /** The violation text for a non-container value that is not lossless JSON, if any. */
 export function scalarViolation(value: unknown): string | undefined {
   switch (typeof value) {
@@ -149,11 +167,7 @@ export function scalarViolation(value: unknown): string | undefined {
     case "object":
       return undefined;
     case "number":
-      if (!Number.isFinite(value)) return "must be a finite JSON number";
-      return value === 0 && 1 / value < 0
-        ? "must be a finite JSON number other than -0"
-        : undefined;
-    default:
-      return `must be lossless JSON (received ${typeof value})`;
+      if (Number.isFinite(value) && (value !== 0 || 1 / value > 0)) return undefined;
   }
+  return losslessDetail(value);
 }

@@ -12,7 +12,9 @@ import {
   fastLossless,
   isPlainArray,
   isPlainObject,
+  losslessDetail,
   scalarViolation,
+  SPARSE,
 } from "./_lossless.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { isJsonSnapshot } from "../core/json.ts";
@@ -57,10 +59,11 @@ const VALID: readonly string[] = Object.freeze([]);
  * along the spec to produce violations in schema-walk order (declared properties in order,
  * depth first, then undeclared keys), at most 32 of them:
  * `missing required property "a.b"`, `"a.b" must be a string` (number, an integer, a boolean,
- * null, an object, an array), `"x" must be a finite JSON number`, `"x" must be one of ["a","b"]`,
- * `"x" must be "lit"`, `"x" is not a declared property (additionalProperties: false)`,
- * `"x" must match exactly one oneOf branch (matched N)`, `"x" must be a dense lossless JSON
- * array`, `"x" must be a lossless JSON object`. Paths are dotted with `[i]` indices; the root
+ * null, an object, an array), `"x" must be one of ["a","b"]`, `"x" must be "lit"`,
+ * `"x" is not a declared property (additionalProperties: false)`, `"x" must match exactly one
+ * oneOf branch (matched N)`; values that are not lossless JSON name their kind:
+ * `"x" is not a finite JSON number (NaN)`, `"x" is not JSON (undefined)`, `"x" is not a dense
+ * JSON array (it has holes)`, `"x" is not a plain JSON object or array (a Map)`. Paths are dotted with `[i]` indices; the root
  * prints as `arguments`. Hostile values (deep nesting, cycles, getters that throw, `__proto__`
  * keys) give violations, never a throw.
  *
@@ -184,14 +187,14 @@ function walkArray(
   ancestors: object[],
 ): void {
   if (!Array.isArray(value)) return out.add(`${quotePath(path)} must be an array`);
-  if (!isPlainArray(value)) return out.add(`${quotePath(path)} must be a lossless JSON array`);
+  if (!isPlainArray(value)) return out.add(`${quotePath(path)} ${losslessDetail(value)}`);
   if (ancestors.includes(value)) return out.add(`${quotePath(path)} ${CYCLE}`);
   ancestors.push(value);
   const items = node.items as Node | undefined;
   let dense = true;
   for (let i = 0; i < value.length && !out.full; i++) {
     if (!(i in value)) {
-      if (dense) out.add(`${quotePath(path)} must be a dense lossless JSON array`);
+      if (dense) out.add(`${quotePath(path)} ${SPARSE}`);
       dense = false;
     } else if (items === undefined) {
       collectLossless(value[i], indexPath(path, i), out, ancestors);
@@ -210,7 +213,7 @@ function walkObject(
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return out.add(`${quotePath(path)} must be an object`);
   }
-  if (!isPlainObject(value)) return out.add(`${quotePath(path)} must be a lossless JSON object`);
+  if (!isPlainObject(value)) return out.add(`${quotePath(path)} ${losslessDetail(value)}`);
   if (ancestors.includes(value)) return out.add(`${quotePath(path)} ${CYCLE}`);
   ancestors.push(value);
   const record = value as Readonly<Record<string, unknown>>;

@@ -7,17 +7,14 @@ import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
 import { harness, rawTool, text } from "./_harness.ts";
 
 /** The exact outcome of a call whose arguments are not lossless JSON (contracts.md §2 step 1). */
-const INVALID_ARGS_OUTCOME: ToolOutcome = {
-  isError: true,
-  content: [{
-    type: "text",
-    text: "Error: tool execution arguments must be losslessly JSON-serializable",
-  }],
-  error: {
-    message: "tool execution arguments must be losslessly JSON-serializable",
-    code: "INVALID_ARGS",
-  },
-};
+function invalidArgsOutcome(problem: string): ToolOutcome {
+  const message = `tool execution arguments must be losslessly JSON-serializable: ${problem}`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Error: ${message}` }],
+    error: { message, code: "INVALID_ARGS" },
+  };
+}
 
 Deno.test("register() exposes tools through get(), list() and schemas() sorted by name", async () => {
   await using h = await harness();
@@ -175,7 +172,7 @@ Deno.test("execute() never throws and rejects non-JSON arguments with INVALID_AR
   const results: ToolOutcome[] = [];
   h.ctx.on("tools/result", (_exec: ToolExecution, outcome: ToolOutcome) => results.push(outcome));
   const outcome = await h.ctx.tools.execute({ callId: "1", name: "t", arguments: { n: NaN } });
-  deepEqual(outcome, INVALID_ARGS_OUTCOME);
+  deepEqual(outcome, invalidArgsOutcome('"n" is not a finite JSON number (NaN)'));
   equal(ran, false);
   equal(results.length, 1);
 });
@@ -316,28 +313,45 @@ Deno.test("execute() applies the lossless JSON table to arguments before any pol
   cyclic.self = cyclic;
   const sparse = [1, 2, 3];
   delete sparse[1];
-  const rejected: [string, unknown][] = [
-    ["undefined", { a: undefined }],
-    ["function", { f: () => 1 }],
-    ["symbol", { s: Symbol("s") }],
-    ["BigInt", { n: 1n }],
-    ["NaN", { n: NaN }],
-    ["Infinity", { n: Infinity }],
-    ["-0", { n: -0 }],
-    ["sparse array", { list: sparse }],
-    ["array with extra props", { list: Object.assign([1], { extra: true }) }],
-    ["symbol key", { [Symbol("k")]: 1 }],
-    ["non-enumerable key", Object.defineProperty({}, "hidden", { value: 1 })],
-    ["class instance", { p: new Point() }],
-    ["Map", { m: new Map() }],
-    ["Date", { d: new Date(0) }],
-    ["cycle", cyclic],
+  // Each error names the offending path and the value's kind.
+  const rejected: [string, unknown, string][] = [
+    ["undefined", { a: undefined }, '"a" is not JSON (undefined)'],
+    ["function", { f: () => 1 }, '"f" is not JSON (a function)'],
+    ["symbol", { s: Symbol("s") }, '"s" is not JSON (a symbol)'],
+    ["BigInt", { n: 1n }, '"n" is not JSON (a BigInt)'],
+    ["NaN", { limit: NaN }, '"limit" is not a finite JSON number (NaN)'],
+    ["Infinity", { n: [1, Infinity] }, '"n[1]" is not a finite JSON number (Infinity)'],
+    ["-0", { n: -0 }, '"n" is not a JSON number (-0; send 0)'],
+    ["sparse array", { list: sparse }, '"list" is not a dense JSON array (it has holes)'],
+    [
+      "array with extra props",
+      { list: Object.assign([1], { extra: true }) },
+      '"list" is not a plain JSON array (it has extra own properties)',
+    ],
+    [
+      "symbol key",
+      { [Symbol("k")]: 1 },
+      "arguments is not a plain JSON object (a symbol key Symbol(k))",
+    ],
+    [
+      "non-enumerable key",
+      Object.defineProperty({}, "hidden", { value: 1 }),
+      'arguments is not a plain JSON object (a non-enumerable key "hidden")',
+    ],
+    [
+      "class instance",
+      { p: new Point() },
+      '"p" is not a plain JSON object or array (an instance of class Point)',
+    ],
+    ["Map", { m: new Map() }, '"m" is not a plain JSON object or array (a Map)'],
+    ["Date", { d: new Date(0) }, '"d" is not a plain JSON object or array (a Date)'],
+    ["cycle", cyclic, '"self" is not JSON (a circular reference to an enclosing value)'],
   ];
-  for (const [label, args] of rejected) {
+  for (const [label, args, problem] of rejected) {
     await t.step(`rejects ${label}`, async () => {
       phases.length = 0;
       const outcome = await h.ctx.tools.execute({ callId: label, name: "t", arguments: args });
-      deepEqual(outcome, INVALID_ARGS_OUTCOME);
+      deepEqual(outcome, invalidArgsOutcome(problem));
       deepEqual(phases, ["result"]);
     });
   }

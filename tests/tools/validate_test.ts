@@ -25,15 +25,19 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
     ]],
     ["string", { a: { type: "string" } }, { a: 1 }, ['"a" must be a string']],
     ["number", { a: { type: "number" } }, { a: "1" }, ['"a" must be a number']],
-    ["number NaN", { a: { type: "number" } }, { a: NaN }, ['"a" must be a finite JSON number']],
+    ["number NaN", { a: { type: "number" } }, { a: NaN }, [
+      '"a" is not a finite JSON number (NaN)',
+    ]],
     ["number Infinity", { a: { type: "number" } }, { a: -Infinity }, [
-      '"a" must be a finite JSON number',
+      '"a" is not a finite JSON number (-Infinity)',
     ]],
     ["number -0", { a: { type: "number" } }, { a: -0 }, [
-      '"a" must be a finite JSON number other than -0',
+      '"a" is not a JSON number (-0; send 0)',
     ]],
     ["integer", { a: { type: "integer" } }, { a: 1.5 }, ['"a" must be an integer']],
-    ["integer NaN", { a: { type: "integer" } }, { a: NaN }, ['"a" must be a finite JSON number']],
+    ["integer NaN", { a: { type: "integer" } }, { a: NaN }, [
+      '"a" is not a finite JSON number (NaN)',
+    ]],
     ["boolean", { a: { type: "boolean" } }, { a: "true" }, ['"a" must be a boolean']],
     ["null", { a: { type: "null" } }, { a: 0 }, ['"a" must be null']],
     ["enum", { a: { type: "string", enum: ["x", "y"] } }, { a: "z" }, [
@@ -50,16 +54,16 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
       '"a[2]" must be a string',
     ]],
     ["array without items", { a: { type: "array" } }, { a: [1, undefined] }, [
-      '"a[1]" must be lossless JSON (received undefined)',
+      '"a[1]" is not JSON (undefined)',
     ]],
     // deno-lint-ignore no-sparse-arrays
     ["sparse array", { a: { type: "array" } }, { a: [1, , 3] }, [
-      '"a" must be a dense lossless JSON array',
+      '"a" is not a dense JSON array (it has holes)',
     ]],
     ["object", { a: { type: "object" } }, { a: [] }, ['"a" must be an object']],
     ["object class instance", { a: { type: "object", additionalProperties: true } }, {
       a: new Date(0),
-    }, ['"a" must be a lossless JSON object']],
+    }, ['"a" is not a plain JSON object or array (a Date)']],
     ["closed object", { a: { type: "object", properties: { b: { type: "string" } } } }, {
       a: { b: "x", c: 1 },
     }, ['"a.c" is not a declared property (additionalProperties: false)']],
@@ -68,7 +72,7 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
     ]],
     ["open object extra", { a: { type: "object", additionalProperties: true } }, {
       a: { z: NaN },
-    }, ['"a.z" must be a finite JSON number']],
+    }, ['"a.z" is not a finite JSON number (NaN)']],
     [
       "nested required",
       {
@@ -84,12 +88,12 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
       '"a" must match exactly one oneOf branch (matched 2)',
     ]],
     ["json", { a: { type: "json" } }, { a: { b: [1, () => 1] } }, [
-      '"a.b[1]" must be lossless JSON (received function)',
+      '"a.b[1]" is not JSON (a function)',
     ]],
     ["root not an object", { a: { type: "string" } }, "x", ["arguments must be an object"]],
     ["root array", { a: { type: "string" } }, [], ["arguments must be an object"]],
     ["root null", {}, null, ["arguments must be an object"]],
-    ["root extra non-JSON", {}, { x: 1n }, ['"x" must be lossless JSON (received bigint)']],
+    ["root extra non-JSON", {}, { x: 1n }, ['"x" is not JSON (a BigInt)']],
   ];
   for (const [name, parameters, args, expected] of cases) {
     await t.step(name, () => deepEqual(violations(parameters, args), expected));
@@ -175,7 +179,7 @@ Deno.test("compileValidator() survives 10k-deep nesting without a stack overflow
   for (let i = 0; i < 10_000; i++) bad = [bad];
   const [message] = validate({ j: bad });
   ok(message?.startsWith('"j[0][0][0]'), message);
-  ok(message?.endsWith(']" must be a finite JSON number'), message);
+  ok(message?.endsWith(']" is not a finite JSON number (NaN)'), message);
   ok(message!.length < 300);
 });
 
@@ -251,12 +255,12 @@ Deno.test("compileValidator() turns throwing getters and odd values into violati
     },
   };
   deepEqual(validate(hostile), ["arguments could not be read: boom"]);
-  deepEqual(validate({ j: Symbol("s") }), ['"j" must be lossless JSON (received symbol)']);
-  deepEqual(validate({ j: new Map() }), ['"j" must be a lossless JSON object']);
+  deepEqual(validate({ j: Symbol("s") }), ['"j" is not JSON (a symbol)']);
+  deepEqual(validate({ j: new Map() }), ['"j" is not a plain JSON object or array (a Map)']);
   // Symbol keys are invisible to JSON and left to the registry's snapshot.
   deepEqual(validate({ j: { [Symbol("k")]: 1 } }), []);
   class Sub extends Array {}
-  deepEqual(validate({ j: Sub.from([1]) }), ['"j" must be a lossless JSON array']);
+  deepEqual(validate({ j: Sub.from([1]) }), ['"j" is not a plain JSON array (an array subclass)']);
   deepEqual(validate({ a: undefined }), ['"a" must be a string']);
   deepEqual(validate(undefined), ["arguments must be an object"]);
 });
