@@ -67,7 +67,7 @@ export function parseToolArguments(
     if (!(error instanceof JsonSnapshotError)) {
       return { problem: { kind: "lossless", message: errorMessage(error) } };
     }
-    const at = error.path === "" ? "the arguments" : JSON.stringify(error.path);
+    const at = error.path === "" ? "arguments" : JSON.stringify(error.path);
     if (error.value instanceof InexactInteger) {
       const { source, value: rounded } = error.value;
       const arrives = Number.isFinite(rounded) ? `would arrive as ${BigInt(rounded)}` : "overflows";
@@ -79,6 +79,6 @@ export function parseToolArguments(
         },
       };
     }
-    return { problem: { kind: "lossless", message: error.describe("the arguments") } };
+    return { problem: { kind: "lossless", message: error.describe("arguments") } };
   }
 }
