@@ -38,7 +38,7 @@ Deno.test("parseToolArguments() names the path of a number that would change", (
   equal(problem('{"offset":-0}'), '"offset" is not a JSON number (-0; send 0)');
   equal(
     problem("12345678901234567890"),
-    'the arguments is an integer that a JSON number cannot hold exactly (12345678901234567890 would arrive as 12345678901234567168): send it as a string ("12345678901234567890") or as a smaller number',
+    'arguments is an integer that a JSON number cannot hold exactly (12345678901234567890 would arrive as 12345678901234567168): send it as a string ("12345678901234567890") or as a smaller number',
   );
   const syntax = parseToolArguments('{"a":');
   ok("problem" in syntax && syntax.problem.kind === "syntax");
