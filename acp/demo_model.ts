@@ -1,5 +1,6 @@
 /**
- * The built-in demo model used when no API key is set: an offline, scripted tour that runs a
+ * The built-in demo model used when no API key is set (with one, the agent talks to DeepSeek's
+ * `deepseek-flash`): an offline, scripted tour that opens with a thought and runs a
  * shell command (terminal card), creates a file (diff card) and edits it (diff card behind a
  * permission prompt when the rules ask for `edit`), then sums up. Every prompt replays the tour.
  *
@@ -65,7 +66,7 @@ function answer(request: ModelRequest): StreamChunk[] {
       const rejected = last?.role === "tool" && last.isError;
       const text = rejected
         ? `The edit was not applied, so ${DEMO_FILE} keeps its first version. Ask again any time.`
-        : `Done: I ran a command, created ${DEMO_FILE} and edited it.`;
+        : `Done: I ran a command, created ${DEMO_FILE} and edited it. Set DEEPSEEK_API_KEY to talk to DeepSeek (deepseek-flash in thinking mode; its reasoning shows as thoughts like the one above).`;
       return [
         { type: "text", text },
         { type: "usage", usage: { inputTokens: 10, outputTokens: text.length } },

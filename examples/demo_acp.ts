@@ -7,8 +7,10 @@
  * - Offline (no `DEEPSEEK_API_KEY`): the built-in scripted model runs a shell command (terminal
  *   card), creates a file (diff card) and edits it behind a permission prompt (answered
  *   "Allow once").
- * - With `DEEPSEEK_API_KEY`: `deno task demo "your prompt"` sends your prompt to DeepSeek; edits
- *   and writes ask first (answer on the terminal, or "Allow once" when stdin is not a TTY).
+ * - With `DEEPSEEK_API_KEY`: `deno task demo "your prompt"` sends your prompt to DeepSeek
+ *   (`deepseek-flash` in thinking mode unless `DEEPSEEK_MODEL` names another id such as
+ *   `deepseek-v4-pro`; `DEEPSEEK_BASE_URL` points it elsewhere); its reasoning prints as thoughts,
+ *   and edits and writes ask first (answer on the terminal, or "Allow once" when stdin is not a TTY).
  *
  * @module
  */
@@ -19,6 +21,7 @@ import { spawnAgentProcess } from "../acp/_agent_process.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { DEFAULT_CONFIG, parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";
+import { deepSeekOptions } from "../acp/_model_endpoint.ts";
 
 const DIM = "\x1b[2m";
 const BOLD = "\x1b[1m";
@@ -54,11 +57,13 @@ const configText = JSON.stringify(
 );
 await Deno.writeTextFile(join(ws, "dsh.jsonc"), configText);
 const config = apiKey ? parseConfig(configText, "dsh.jsonc") : DEFAULT_CONFIG;
+const deepSeek = deepSeekOptions(config);
 const flags = permissionFlags(config, {
   roots: [ws],
   sessionsDir: sessions,
   tmpDir: root,
   useDeepSeek: apiKey !== undefined && apiKey !== "",
+  modelBaseUrl: deepSeek.baseUrl,
 });
 
 const out = (line = "") => console.log(line);
@@ -217,7 +222,11 @@ out(paint(BOLD, "dsh demo") + " — an ACP client talking to the dsh agent over 
 out(
   paint(
     DIM,
-    `model: ${apiKey ? "DeepSeek" : "built-in scripted demo (offline)"} · workspace: ${ws}`,
+    `model: ${
+      apiKey
+        ? `DeepSeek ${deepSeek.model} (thinking ${deepSeek.thinking}) at ${deepSeek.baseUrl}`
+        : "built-in scripted demo (offline; set DEEPSEEK_API_KEY for deepseek-flash)"
+    } · workspace: ${ws}`,
   ),
 );
 out(
