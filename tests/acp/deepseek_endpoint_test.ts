@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
@@ -175,4 +175,28 @@ Deno.test("a profile without the endpoint fails at once and names the setting th
   // Never retried: no retry notice was shown.
   equal(updates.some((u) => JSON.stringify(u).includes("retrying")), false);
   equal(server.requests.length, 0);
+});
+
+Deno.test("launch.ts reports a DEEPSEEK_BASE_URL that is not an http URL on session/new", async () => {
+  await using dir = await tempDir();
+  const agent = spawnAgentProcess(client({ name: "bad-url" }), {
+    main: LAUNCH,
+    permissions: AGENT_TASK_FLAGS,
+    cwd: dir.path,
+    clearEnv: true,
+    env: { ...plainEnv(dir.path), DEEPSEEK_API_KEY: "sk", DEEPSEEK_BASE_URL: "localhost:8080" },
+  });
+  let status: Deno.CommandStatus;
+  try {
+    const a = agent.connection.agent;
+    await a.request("initialize", { protocolVersion: 1 });
+    await rejects(() => a.request("session/new", { cwd: dir.path, mcpServers: [] }), {
+      code: -32603,
+      message:
+        'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "localhost:8080"',
+    });
+  } finally {
+    status = await agent.close();
+  }
+  equal(status.code, 1);
 });
