@@ -9,7 +9,8 @@
  * Both sandboxed levels hold as root and as a normal user: every capability dropped
  * (`--cap-drop ALL`, CapEff 0), new user (when the kernel allows it, with further user
  * namespaces disabled), pid, ipc, uts, cgroup and network namespaces, a fresh `/proc`, a fresh
- * `/dev`, `/run`, `/var/run` and `$XDG_RUNTIME_DIR` masked by empty tmpfs (no host socket is
+ * `/dev`, `/proc/sys` read-only and `/proc/sysrq-trigger` masked (root inside still owns them),
+ * `/run`, `/var/run` and `$XDG_RUNTIME_DIR` masked by empty tmpfs (no host socket is
  * reachable), well-known credential folders hidden ({@linkcode DEFAULT_HIDDEN_PATHS}), the sandbox
  * killed with its parent and in a new session (no terminal injection). The environment is
  * scrubbed by the executor (see `core/env_policy.ts`). File tools stay in-process (Deno
@@ -73,6 +74,34 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
 export const MASKED_RUNTIME_DIRS: readonly string[] = ["/run", "/var/run"];
 
 /**
+ * Parts of the fresh `/proc` made read-only (the host's entries bound over them). Root inside
+ * (uid 0 without capabilities) still owns `/proc/sys/kernel/core_pattern`: writable, it is a host
+ * escape (the kernel runs the core handler as host root).
+ */
+export const PROC_READ_ONLY: readonly string[] = [
+  "/proc/sys",
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/irq",
+];
+
+/**
+ * Parts of `/proc` hidden like Docker's default profile (kernel memory, keys, timers), and
+ * `/proc/sysrq-trigger` (a write reboots the host), which becomes `/dev/null`.
+ */
+export const PROC_MASKED: readonly string[] = [
+  "/proc/sysrq-trigger",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/timer_list",
+  "/proc/sched_debug",
+  "/proc/latency_stats",
+  "/proc/acpi",
+  "/proc/asound",
+  "/proc/scsi",
+];
+
+/**
  * The hidden-path list after a configured list changes the defaults: entries add paths,
  * entries starting with `!` remove one.
  *
@@ -119,6 +148,10 @@ export interface BwrapProfile {
   readonly masked?: readonly string[];
   /** Credential paths to hide (existing ones, classified). @default {[]} */
   readonly hidden?: readonly HiddenPath[];
+  /** Existing parts of `/proc` made read-only. @default {["/proc/sys"]} */
+  readonly procReadOnly?: readonly string[];
+  /** Existing parts of `/proc` hidden (classified). @default {[]} */
+  readonly procMasked?: readonly HiddenPath[];
   /** Create a user namespace and disable further ones inside. @default {true} */
   readonly userns?: boolean;
 }
@@ -150,8 +183,14 @@ export function bwrapArgs(
     masked = MASKED_RUNTIME_DIRS,
     hidden = [],
     userns = true,
+    procReadOnly = ["/proc/sys"],
+    procMasked = [{ path: "/proc/sysrq-trigger", kind: "file" }],
   } = profile;
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  // The host's entries, read-only, over the fresh ones: sysctls are global anyway.
+  for (const path of procReadOnly) args.push("--ro-bind", path, path);
+  pushHidden(args, procMasked);
+  args.push("--tmpfs", "/tmp");
   for (const dir of masked) args.push("--tmpfs", dir);
   // Order matters: the roots are bound after the tmpfs masks so a workspace under /tmp or /run
   // stays visible, and hidden paths come last so they stay hidden inside a workspace.
@@ -164,10 +203,7 @@ export function bwrapArgs(
     // The masks may cover the workspace: show it again, read-only.
     args.push("--ro-bind", workspace, workspace);
   }
-  for (const { path, kind } of hidden) {
-    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
-    else args.push("--ro-bind", "/dev/null", path);
-  }
+  pushHidden(args, hidden);
   if (userns) args.push("--unshare-user", "--disable-userns");
   args.push(
     "--unshare-pid",
@@ -184,6 +220,14 @@ export function bwrapArgs(
     "--",
   );
   return args;
+}
+
+/** A folder becomes an empty read-only tmpfs, a file `/dev/null` (reads empty). */
+function pushHidden(args: string[], hidden: readonly HiddenPath[]): void {
+  for (const { path, kind } of hidden) {
+    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push("--dev-bind", "/dev/null", path);
+  }
 }
 
 /** Options for {@linkcode BwrapExecutor}. */
@@ -302,6 +346,13 @@ async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfi
   if (runtime?.startsWith("/") && !MASKED_RUNTIME_DIRS.some((d) => isUnder(runtime, d))) {
     maskCandidates.push(runtime);
   }
+  const procKinds = await classify([...PROC_READ_ONLY, ...PROC_MASKED]);
+  const procReadOnly = PROC_READ_ONLY.filter((_, i) => procKinds[i] !== "none");
+  const procMasked: HiddenPath[] = [];
+  PROC_MASKED.forEach((path, i) => {
+    const kind = procKinds[PROC_READ_ONLY.length + i];
+    if (kind === "dir" || kind === "file") procMasked.push({ path, kind });
+  });
   const kinds = await classify([...maskCandidates, ...hideable]);
   const masked = maskCandidates.filter((_, i) => kinds[i] === "dir");
   const hidden: HiddenPath[] = [];
@@ -327,6 +378,8 @@ async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfi
     masked,
     hidden,
     userns: true,
+    procReadOnly,
+    procMasked,
   };
 }
 
