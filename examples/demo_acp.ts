@@ -4,9 +4,10 @@
  * It spawns the agent binary (`acp/main.ts`) under its computed Deno permission profile (never
  * `-A`), connects the SDK client over stdio, and prints the cards as a person would see them.
  *
- * - Offline (no `DEEPSEEK_API_KEY`): the built-in scripted model runs a shell command (terminal
- *   card), creates a file (diff card) and edits it behind a permission prompt (answered
- *   "Allow once").
+ * - Offline (no `DEEPSEEK_API_KEY`): the config says `"model": {"provider": "demo"}`, so the
+ *   built-in scripted model runs a shell command (terminal card), creates a file (diff card) and
+ *   edits it behind a permission prompt (answered "Allow once"), all in a temporary folder. The
+ *   agent never picks the scripted model on its own.
  * - With `DEEPSEEK_API_KEY`: `deno task demo "your prompt"` sends your prompt to DeepSeek; edits
  *   and writes ask first (answer on the terminal, or "Allow once" when stdin is not a TTY).
  *
@@ -17,7 +18,7 @@ import { structuredPatch } from "diff";
 import { join, relative } from "node:path";
 import { spawnAgentProcess } from "../acp/_agent_process.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { DEFAULT_CONFIG, parseConfig } from "../acp/config.ts";
+import { parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 
 const DIM = "\x1b[2m";
@@ -44,6 +45,7 @@ await Deno.mkdir(ws);
 await Deno.mkdir(sessions);
 const configText = JSON.stringify(
   {
+    ...(apiKey ? {} : { model: { provider: "demo" } }),
     permissions: [
       { tool: "edit", decision: "ask", reason: "edits need your approval" },
       ...(apiKey ? [{ tool: "write", decision: "ask" }, { tool: "bash", decision: "ask" }] : []),
@@ -53,7 +55,7 @@ const configText = JSON.stringify(
   2,
 );
 await Deno.writeTextFile(join(ws, "dsh.jsonc"), configText);
-const config = apiKey ? parseConfig(configText, "dsh.jsonc") : DEFAULT_CONFIG;
+const config = parseConfig(configText, "dsh.jsonc");
 const flags = permissionFlags(config, {
   roots: [ws],
   sessionsDir: sessions,
