@@ -12,6 +12,8 @@ import { checkMcpServerConfig } from "../mcp/config.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import { DEFAULT_SAFETY, parseSafety, SAFETY_KEYS, type SandboxSetting } from "./_safety_config.ts";
 
+export type { SandboxSetting } from "./_safety_config.ts";
+
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
 

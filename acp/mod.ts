@@ -68,6 +68,7 @@ export type {
   ModelProvider,
   PermissionRule,
   RuleDecision,
+  SandboxSetting,
 } from "./config.ts";
 export { AGENT_ENV_VARS, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";

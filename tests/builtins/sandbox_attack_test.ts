@@ -464,7 +464,7 @@ Deno.test({
     await Deno.chown(home, 65534, 65534);
     await Deno.chown(`${home}/.ssh`, 65534, 65534);
     await Deno.chown(`${home}/.ssh/id_ed25519`, 65534, 65534);
-    const { code, out } = await runAsNobody(
+    const { out } = await runAsNobody(
       ws.path,
       [
         "id -u",
