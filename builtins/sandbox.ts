@@ -429,7 +429,19 @@ export async function createSandboxExecutor(options: BwrapExecutorOptions): Prom
   const level = options.level ?? "workspace-write";
   const hint =
     'install bubblewrap (apt-get install bubblewrap) or set "sandbox" to "danger-full-access"';
-  const profile = await resolveProfile(options);
+  let profile: BwrapProfile;
+  try {
+    profile = await resolveProfile(options);
+  } catch (error) {
+    // Never a sandbox without its masks: no profile, no executor.
+    throw new HarnessError(
+      "SANDBOX_UNAVAILABLE",
+      `Cannot create the ${level} sandbox: cannot inspect the paths to hide with bash: ${
+        describeRunError("bash", "", error).message
+      }`,
+      { cause: error },
+    );
+  }
   let result = await probe(executor, profile);
   if (!result.ok && result.error === undefined) {
     const withoutUserns = { ...profile, userns: false };

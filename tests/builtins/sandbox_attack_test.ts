@@ -487,3 +487,35 @@ Deno.test({
     ok(!out.includes("PRIVATE"), out);
   },
 });
+
+Deno.test({
+  name: "attack (root, no user namespace fallback): capabilities still dropped, / stays read-only",
+  ignore: !isRoot,
+  async fn() {
+    await using ws = await tempDir();
+    const { profile } = await sandbox(ws.path);
+    const target = `/dsh_escape_${crypto.randomUUID()}`;
+    const output = await new Deno.Command("bwrap", {
+      args: [
+        ...bwrapArgs(ws.path, ws.path, { ...profile, userns: false }),
+        "bash",
+        "-c",
+        [
+          "exec 2>&1",
+          "grep ^CapEff /proc/self/status",
+          "mount -o remount,rw / && echo remounted",
+          // A nested user namespace gets capabilities, but over locked mounts only.
+          `unshare -Urm bash -c 'mount -o remount,rw / && touch ${target} && echo nested-wrote'`,
+          "test -w /proc/sys/kernel/core_pattern && echo core-writable",
+        ].join("\n"),
+      ],
+      stdin: "null",
+      clearEnv: true,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    }).output();
+    const out = decoder.decode(output.stdout);
+    match(out, /CapEff:\s+0000000000000000/);
+    ok(!/remounted|nested-wrote|writable/.test(out), out);
+    equal(await Deno.stat(target).then(() => true, () => false), false);
+  },
+});
