@@ -65,6 +65,11 @@ async function runAsNobody(
   return { code: output.code, out: decoder.decode(output.stdout) + decoder.decode(output.stderr) };
 }
 
+/** A shell line that connects to a Unix socket (python3, readable by any user). */
+function unixProbe(path: string): string {
+  return `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("unix-connected")' ${path}`;
+}
+
 function hostNs(kind: string): string {
   return Deno.readLinkSync(`/proc/self/ns/${kind}`);
 }
@@ -453,7 +458,7 @@ await executor.run("sleep ${seconds} & echo up > ${ready}; wait", { cwd: ${
 });
 
 Deno.test({
-  name: "attack (uid 65534): no capabilities, no remount, separate namespaces, hidden keys",
+  name: "attack (uid 65534): no capabilities, remount, namespaces, keys, sockets or network",
   ignore: !isRoot,
   async fn() {
     await using ws = await tempDir();
@@ -464,6 +469,34 @@ Deno.test({
     await Deno.chown(home, 65534, 65534);
     await Deno.chown(`${home}/.ssh`, 65534, 65534);
     await Deno.chown(`${home}/.ssh/id_ed25519`, 65534, 65534);
+    // A host socket anyone may connect to, and a host port.
+    const socketPath = `/run/dsh_attack_${crypto.randomUUID().slice(0, 8)}.sock`;
+    const unix = Deno.listen({ transport: "unix", path: socketPath });
+    await Deno.chmod(socketPath, 0o777);
+    const tcp = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (tcp.addr as Deno.NetAddr).port;
+    let connections = 0;
+    const accepting = [unix, tcp].map(async (listener) => {
+      for await (const conn of listener) {
+        connections++;
+        conn.close();
+      }
+    });
+    // The probe works for this user outside the sandbox (the control), then not inside.
+    const probe = await new Deno.Command("setpriv", {
+      args: [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "bash",
+        "-c",
+        unixProbe(socketPath),
+      ],
+      clearEnv: true,
+      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
+    }).output();
+    const control = decoder.decode(probe.stdout);
+    connections = 0;
     const { out } = await runAsNobody(
       ws.path,
       [
@@ -476,15 +509,27 @@ Deno.test({
         "readlink /proc/self/ns/net /proc/self/ns/ipc /proc/self/ns/uts",
         "echo ok > made.txt && cat made.txt",
         `cat ${home}/.ssh/id_ed25519`,
+        `exec 3<>/dev/tcp/127.0.0.1/${port} && echo tcp-connected`,
+        `ls ${socketPath} && echo socket-visible`,
+        unixProbe(socketPath),
       ].join("\n"),
       home,
-    ).finally(() => Deno.remove(home, { recursive: true }));
+    ).finally(async () => {
+      unix.close();
+      tcp.close();
+      await Promise.allSettled(accepting);
+      await Deno.remove(socketPath).catch(() => {});
+      await Deno.remove(home, { recursive: true });
+    });
     match(out, /^65534$/m);
     match(out, /CapEff:\s+0000000000000000/);
     ok(!/remounted|changed|nested|writable/.test(out), out);
     for (const kind of ["net", "ipc", "uts"]) ok(!out.includes(hostNs(kind)), `${kind}: ${out}`);
     match(out, /^ok$/m);
     ok(!out.includes("PRIVATE"), out);
+    ok(!/tcp-connected|socket-visible|unix-connected/.test(out), out);
+    equal(connections, 0);
+    match(control, /unix-connected/);
   },
 });
 
