@@ -14,7 +14,7 @@ import { DEFAULT_SAFETY, parseSafety, SAFETY_KEYS, type SandboxSetting } from ".
 
 export type { SandboxSetting } from "./_safety_config.ts";
 
-/** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
+/** Which model the agent talks to. `auto` means DeepSeek when a key is set, else a note on how to set it; `demo` is the scripted tour. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
 
 /** Model settings. */
