@@ -14,6 +14,8 @@ import {
 } from "../builtins/mod.ts";
 import { jobsPlugin } from "../jobs/mod.ts";
 import type { AgentConfig } from "./config.ts";
+import { createBashExecutor } from "./_bash_executor.ts";
+import type { SafetyState } from "./_safety_config.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
 export interface LoadBuiltinsOptions {
@@ -21,6 +23,10 @@ export interface LoadBuiltinsOptions {
   readonly config: AgentConfig;
   /** The sandbox's writable workspace. */
   readonly workspace: string;
+  /** More writable roots (the config's `roots`, absolute). @default {[]} */
+  readonly roots?: readonly string[];
+  /** Filled in with what the sandbox probe found. */
+  readonly safety?: SafetyState;
 }
 
 /**
@@ -33,9 +39,15 @@ export interface LoadBuiltinsOptions {
  */
 export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptions): Promise<void> {
   const { config, workspace } = options;
+  const executor = await createBashExecutor(ctx, {
+    config,
+    workspace,
+    roots: options.roots ?? [],
+    ...(options.safety === undefined ? {} : { safety: options.safety }),
+  });
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
-    ctx.plugin(bashPlugin, { sandbox: config.sandbox, workspace }),
+    ctx.plugin(bashPlugin, { executor }),
     ctx.plugin(fsPlugin, {}),
     ctx.plugin(readBeforeEditPlugin, {}),
     ctx.plugin(workspacePolicyPlugin, {}),

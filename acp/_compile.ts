@@ -12,7 +12,8 @@
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.ts";
-import { AGENT_ENV_VARS } from "./permissions.ts";
+import { envFlag } from "./permissions.ts";
+import type { AgentConfig } from "./config.ts";
 import { modelBaseUrl, netHost } from "./_model_endpoint.ts";
 
 /** Options of {@linkcode compileArgs}. */
@@ -21,6 +22,8 @@ export interface CompileArgsOptions {
   readonly baseUrl: string;
   /** The binary to write. */
   readonly output: string;
+  /** The config whose `env` policy decides the `--allow-env` flag. */
+  readonly config: AgentConfig;
 }
 
 /** The commands the compiled agent may run (a compiled binary cannot derive them per workspace). */
@@ -35,7 +38,7 @@ export function compileArgs(options: CompileArgsOptions): string[] {
     options.output,
     "--allow-read",
     "--allow-write",
-    `--allow-env=${AGENT_ENV_VARS.join(",")}`,
+    envFlag(options.config),
     `--allow-run=${RUN.join(",")}`,
     `--allow-net=${netHost(options.baseUrl)}`,
     main.protocol === "file:" ? main.pathname : main.href,
@@ -52,6 +55,7 @@ if (import.meta.main) {
   const args = compileArgs({
     baseUrl: modelBaseUrl(config),
     output: values.output ?? "dist/dsh-agent",
+    config,
   });
   const { code } = await new Deno.Command(Deno.execPath(), {
     args,

@@ -9,8 +9,12 @@ import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
 // The checker's own file: it imports nothing, while mcp/mod.ts would load the large MCP SDK at start-up.
 import { checkMcpServerConfig } from "../mcp/config.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
+import { DEFAULT_SAFETY, parseSafety, SAFETY_KEYS, type SandboxSetting } from "./_safety_config.ts";
 
-/** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
+export type { SandboxSetting } from "./_safety_config.ts";
+
+/** Which model the agent talks to. `auto` means DeepSeek when a key is set, else a note on how to set it; `demo` is the scripted tour. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
 
 /** Model settings. */
@@ -32,7 +36,7 @@ export type RuleDecision = "allow" | "ask" | "deny";
 
 /** One permission rule: the first matching rule decides. */
 export interface PermissionRule {
-  /** Tool name, or `*` for every tool. */
+  /** Tool name, `*` for every tool, or a prefix ending in `*` (`mcp__*`). */
   readonly tool: string;
   /** The decision. */
   readonly decision: RuleDecision;
@@ -54,8 +58,16 @@ export interface AgentConfig {
   readonly permissions: readonly PermissionRule[];
   /** The decision when no rule matches. @default {"allow"} */
   readonly defaultDecision: RuleDecision;
-  /** OS sandbox for shell commands. @default {"off"} */
-  readonly sandbox: "off" | "workspace-write";
+  /**
+   * OS sandbox for bash: `"read-only"`, `"workspace-write"`, `"danger-full-access"` (alias
+   * `"off"`) or `"auto"` (`workspace-write` where bubblewrap runs, else bash asks first).
+   * @default {"auto"}
+   */
+  readonly sandbox: SandboxSetting;
+  /** Changes to the credential paths hidden in the sandbox (`"!~/.docker"` un-hides one). @default {[]} */
+  readonly hiddenPaths: readonly string[];
+  /** The environment of every process a tool starts (see `core/env_policy.ts`). @default {{}} */
+  readonly env: EnvPolicy;
   /** MCP servers by name (stdio `command` or HTTP `url`), as `mcpPlugin` takes them. @default {{}} */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   /** Where session logs go (relative to the config file's folder). @default {".dsh/sessions"} */
@@ -77,7 +89,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   toolMode: "native",
   permissions: [],
   defaultDecision: "allow",
-  sandbox: "off",
+  ...DEFAULT_SAFETY,
   mcpServers: {},
   sessionsDir: ".dsh/sessions",
   roots: [],
@@ -237,7 +249,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
     "toolMode",
     "permissions",
     "defaultDecision",
-    "sandbox",
+    ...SAFETY_KEYS,
     "mcpServers",
     "sessionsDir",
     "roots",
@@ -314,7 +326,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
       DECISIONS,
       d.defaultDecision,
     ),
-    sandbox: oneOf(source, "sandbox", top.sandbox, ["off", "workspace-write"], d.sandbox),
+    ...parseSafety(top, (message) => fail(source, message)),
     mcpServers,
     sessionsDir: str(source, "sessionsDir", top.sessionsDir, d.sessionsDir),
     roots: strings(source, "roots", top.roots),
@@ -345,7 +357,8 @@ export function decide(
   args: unknown,
 ): { readonly decision: RuleDecision; readonly reason?: string } {
   for (const rule of config.permissions) {
-    if (rule.tool !== "*" && rule.tool !== name) continue;
+    const prefix = rule.tool.endsWith("*") ? rule.tool.slice(0, -1) : undefined;
+    if (rule.tool !== name && !(prefix !== undefined && name.startsWith(prefix))) continue;
     if (rule.pattern !== undefined) {
       const value = typeof args === "object" && args !== null
         ? (args as Record<string, unknown>)[rule.arg ?? "command"]

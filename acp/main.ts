@@ -8,8 +8,9 @@
  *   [--sessions-dir dir] [--flush-ms 50] [--log-level info]
  * ```
  *
- * Uses DeepSeek when `DEEPSEEK_API_KEY` is set (and the provider is `auto` or `deepseek`), else the
- * built-in scripted demo model.
+ * Uses DeepSeek when `DEEPSEEK_API_KEY` is set (and the provider is `auto` or `deepseek`), the
+ * built-in scripted demo model only for `"model": {"provider": "demo"}`, and otherwise answers
+ * each prompt with how to set the key (calling no tool).
  *
  * @module
  */
@@ -25,6 +26,8 @@ import { readFirstLine } from "./_stdin_prefix.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { setEnvPolicy } from "../core/env_policy.ts";
+import { defaultRules, type SafetyState } from "./_safety_config.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -127,13 +130,15 @@ export function usesDeepSeek(config: AgentConfig, apiKey: string | undefined): b
   return config.model.provider === "deepseek" || (apiKey !== undefined && apiKey !== "");
 }
 
-function permissionGate(config: AgentConfig) {
+function permissionGate(config: AgentConfig, safety: SafetyState) {
   return function gate(
     decision: PreExecuteDecision,
     exec: ToolExecution,
   ): PreExecuteDecision | undefined {
     if (decision.kind !== "allow") return undefined;
-    const rule = decide(config, exec.name, exec.arguments);
+    // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask).
+    const rules = [...config.permissions, ...defaultRules(safety)];
+    const rule = decide({ ...config, permissions: rules }, exec.name, exec.arguments);
     if (rule.decision === "allow") return undefined;
     if (rule.decision === "deny") {
       return {
@@ -181,13 +186,14 @@ export async function main(args: readonly string[]): Promise<number> {
   guardStdout();
   const cwd = Deno.cwd();
   let config: AgentConfig | undefined;
+  let base = cwd;
   let sessionsDir = "";
   let scripted: ModelAdapter | undefined;
   if (startupError === undefined) {
     try {
       const loaded = await loadConfig(cwd, options.config);
       config = loaded.config;
-      const base = loaded.file === undefined ? cwd : dirname(resolve(loaded.file));
+      base = loaded.file === undefined ? cwd : dirname(resolve(loaded.file));
       sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
       await Deno.mkdir(sessionsDir, { recursive: true });
       if (options.script !== undefined) {
@@ -219,17 +225,29 @@ export async function main(args: readonly string[]): Promise<number> {
     const settings = config;
     // Per session, so a bad DEEPSEEK_BASE_URL fails session/new with its message.
     createAdapter = () => new agentMod.DeepSeekAdapter(deepSeekOptions(settings));
-  } else {
+  } else if (config.model.provider === "demo") {
     const { createDemoModel } = await import("./demo_model.ts");
     createAdapter = () => createDemoModel();
     model = "demo";
+  } else {
+    const { createNoKeyModel } = await import("./_no_key_model.ts");
+    createAdapter = () => createNoKeyModel();
+    model = "none";
   }
+  // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
+  setEnvPolicy(config.env);
+  const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
   try {
-    ctx.on("tools/pre-execute", permissionGate(config));
+    ctx.on("tools/pre-execute", permissionGate(config, safety));
     // Tools load after the connection is up; session requests wait for them.
     const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
-      loadBuiltins(ctx, { config, workspace: cwd })
+      loadBuiltins(ctx, {
+        config,
+        workspace: cwd,
+        roots: config.roots.map((root) => resolve(base, root)),
+        safety,
+      })
     );
     ready.catch((error) => {
       if (ctx.fiber.state !== "disposed") {
@@ -243,6 +261,7 @@ export async function main(args: readonly string[]): Promise<number> {
       sessionsDir,
       toolMode: config.toolMode,
       flushMs: options.flushMs,
+      notice: () => safety.notice,
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);

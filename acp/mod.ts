@@ -68,8 +68,9 @@ export type {
   ModelProvider,
   PermissionRule,
   RuleDecision,
+  SandboxSetting,
 } from "./config.ts";
-export { AGENT_ENV_VARS, permissionFlags } from "./permissions.ts";
+export { AGENT_ENV_VARS, envFlag, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";
 export { loadScriptModel, scriptEntries } from "./script_model.ts";
 export type { ScriptEntry } from "./script_model.ts";

@@ -2,12 +2,14 @@
  * The explicit Deno permission profile of the agent binary, derived from its configuration
  * (never `-A`): read/write for the workspace roots, the sessions dir and tmp; run for the shell,
  * the sandbox, Deno (Code Mode) and MCP server commands; net for the model host only; env for
- * the DeepSeek variables.
+ * the DeepSeek variables, or all of it when the `env` policy passes the inherited environment on
+ * to tools (the agent reads it to scrub it: secrets and `DEEPSEEK_API_KEY` never reach a tool).
  *
  * @module
  */
 import type { AgentConfig } from "./config.ts";
 import { netHost } from "./_model_endpoint.ts";
+import { CORE_ENV_VARS } from "../core/env_policy.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -45,7 +47,25 @@ export const AGENT_ENV_VARS: readonly string[] = [
   "PATHEXT",
   // Read by Deno's node:child_process spawn (copied to the child), which the MCP SDK uses.
   "NODE_V8_COVERAGE",
+  // Masked inside the sandbox (host sockets live there).
+  "XDG_RUNTIME_DIR",
 ];
+
+/**
+ * The agent's `--allow-env` flag: full env read when tools inherit the environment (`"all"`, or
+ * an `include` glob), else the named variables.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_CONFIG, envFlag } from "@dsh/harness/acp";
+ * envFlag(DEFAULT_CONFIG); // "--allow-env"
+ * ```
+ */
+export function envFlag(config: AgentConfig): string {
+  const { inherit = "all", include = [] } = config.env;
+  if (inherit === "all" || include.some((name) => /[*?]/.test(name))) return "--allow-env";
+  return `--allow-env=${unique([...AGENT_ENV_VARS, ...CORE_ENV_VARS, ...include]).join(",")}`;
+}
 
 function unique(values: readonly string[]): string[] {
   return [...new Set(values.filter((v) => v !== ""))];
@@ -87,7 +107,7 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     // --allow-run for Deno.kill, so the jobs layer walks them with ps and signals them with kill.
     "ps",
     "kill",
-    ...(config.sandbox === "workspace-write" ? ["bwrap"] : []),
+    ...(config.sandbox === "off" || config.sandbox === "danger-full-access" ? [] : ["bwrap"]),
     "deno",
     denoPath,
     ...Object.values(config.mcpServers).flatMap((s) => "command" in s ? [s.command] : []),
@@ -102,7 +122,7 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     `--allow-read=${readable.join(",")}`,
     `--allow-write=${writable.join(",")}`,
     `--allow-run=${run.join(",")}`,
-    `--allow-env=${AGENT_ENV_VARS.join(",")}`,
+    envFlag(config),
   ];
   if (hosts.length > 0) flags.push(`--allow-net=${hosts.join(",")}`);
   return flags;

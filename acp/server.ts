@@ -40,6 +40,11 @@ export interface AcpServerOptions {
   readonly toolMode?: ToolMode;
   /** Coalescing window for deltas and terminal output, in ms. @default {50} */
   readonly flushMs?: number;
+  /**
+   * A notice said once per session, as an agent message before its first prompt's answer (for
+   * example that bubblewrap is missing). Read at each first prompt. @default {none}
+   */
+  readonly notice?: () => string | undefined;
   /** The base system prompt. @default {the agent's default} */
   readonly systemPrompt?: string;
   /** Resolves once the tools are loaded; session requests wait for it. @default {Promise.resolve()} */
@@ -86,6 +91,7 @@ interface LiveSession {
   readonly permissions: SessionPermissions;
   turn: AbortController | undefined;
   replaying: boolean;
+  noticed: boolean;
   disposeMcp: (() => Promise<void>) | undefined;
 }
 
@@ -206,6 +212,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       permissions,
       turn: undefined,
       replaying: false,
+      noticed: false,
       disposeMcp: undefined,
     };
     // An editor-provided stdio server the profile cannot run would only fail later with a
@@ -399,6 +406,14 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       }
       const turn = new AbortController();
       live.turn = turn;
+      const notice = live.noticed ? undefined : options.notice?.();
+      if (notice !== undefined) {
+        live.noticed = true;
+        sender(params.sessionId)({
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: `${notice}\n\n` },
+        });
+      }
       try {
         const result = await live.agent.prompt(promptContent(params.prompt), {
           signal: turn.signal,

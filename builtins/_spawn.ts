@@ -43,6 +43,8 @@ export async function spawnTree(argv: readonly string[], options: RunOptions): P
       stderr: "piped",
     };
     if (cwd !== undefined) spawnOptions.cwd = cwd;
+    // The caller passes the complete (scrubbed) environment: nothing else is inherited.
+    spawnOptions.clearEnv = true;
     spawnOptions.env = { ...env, [MARKER_NAME]: marker.value };
     child = new Deno.Command("setsid", spawnOptions).spawn();
   } catch (error) {

@@ -19,6 +19,7 @@ import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
 import type { Executor, RunResult } from "./executor.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import { jobOf, type JobStarter, withBackground } from "../jobs/with_background.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
 
 /** The arguments of the `bash` tool (without the jobs layer's `run_in_background`). */
 export interface BashArgs {
@@ -280,10 +281,19 @@ export const BASH_PARAMETERS = {
 export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
   /** A ready executor; overrides `sandbox`. */
   readonly executor?: Executor;
-  /** `"workspace-write"` runs commands in bubblewrap; `"off"` on the host. @default {"workspace-write"} */
+  /**
+   * `"workspace-write"` and `"read-only"` run commands in bubblewrap; `"danger-full-access"`
+   * (alias `"off"`) on the host. @default {"workspace-write"}
+   */
   readonly sandbox?: SandboxMode;
   /** The sandbox's writable workspace. @default {Deno.cwd()} */
   readonly workspace?: string;
+  /** More writable roots for `"workspace-write"`. @default {[]} */
+  readonly writableRoots?: readonly string[];
+  /** Paths hidden inside the sandbox (`~` is `$HOME`). @default {DEFAULT_HIDDEN_PATHS} */
+  readonly hiddenPaths?: readonly string[];
+  /** The environment policy of commands. @default {the process-wide policy} */
+  readonly envPolicy?: EnvPolicy;
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
   /**
@@ -294,7 +304,8 @@ export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
 }
 
 /**
- * The plugin that registers `bash`. With `sandbox: "workspace-write"` (the default) it fails
+ * The plugin that registers `bash`. With a sandboxed level (`"workspace-write"`, the default, or
+ * `"read-only"`) it fails
  * with `SANDBOX_UNAVAILABLE` when bubblewrap cannot run, rather than running unconfined. When
  * `ctx.jobs` is provided, the tool is wrapped by the jobs layer (`run_in_background`).
  *
@@ -312,12 +323,25 @@ export const bashPlugin: {
   name: "bash",
   inject: ["tools"],
   async apply(ctx: Context, config: BashPluginConfig = {}): Promise<void> {
-    const { executor, sandbox, workspace, bwrap, background, ...rest } = config;
+    const {
+      executor,
+      sandbox,
+      workspace,
+      bwrap,
+      background,
+      writableRoots,
+      hiddenPaths,
+      envPolicy,
+      ...rest
+    } = config;
     const chosen = executor ??
       await createExecutor({
         ...(sandbox === undefined ? {} : { sandbox }),
         ...(workspace === undefined ? {} : { workspace }),
         ...(bwrap === undefined ? {} : { bwrap }),
+        ...(writableRoots === undefined ? {} : { writableRoots }),
+        ...(hiddenPaths === undefined ? {} : { hiddenPaths }),
+        ...(envPolicy === undefined ? {} : { envPolicy }),
       });
     const tools = ctx.get<ToolRegistry>("tools");
     if (tools === undefined) throw new Error("Cannot register bash: the tools service is missing");

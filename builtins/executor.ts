@@ -9,12 +9,17 @@
 import { HarnessError } from "../core/errors.ts";
 import { describeFsError } from "./_fs_errors.ts";
 import { spawnTree } from "./_spawn.ts";
+import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 
 /** Options for {@linkcode Executor.run}. */
 export interface RunOptions {
   /** Working directory. @default {the process cwd} */
   readonly cwd?: string;
-  /** Extra environment variables, merged over the inherited ones. @default {inherited only} */
+  /**
+   * Extra environment variables, merged over the inherited ones (which pass through the
+   * executor's environment policy first: secrets and `DEEPSEEK_API_KEY` never reach the command).
+   * @default {inherited only}
+   */
   readonly env?: Record<string, string>;
   /** Abort kills the whole process tree; `run` then resolves with `aborted: true`. */
   readonly signal?: AbortSignal;
@@ -79,6 +84,11 @@ export interface Executor {
 export interface LocalExecutorOptions {
   /** The shell. @default {"bash"} */
   readonly shell?: string;
+  /**
+   * The environment policy for commands (see `core/env_policy.ts`).
+   * @default {the process-wide policy of setEnvPolicy}
+   */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /**
@@ -93,8 +103,9 @@ export function mergedScript(command: string): string {
 }
 
 /**
- * Runs commands on the host (each in its own session and process group via `setsid`) and does
- * file I/O with the Deno runtime's permissions.
+ * Runs commands on the host (each in its own session and process group via `setsid`) with a
+ * scrubbed environment (see `core/env_policy.ts`) and does file I/O with the Deno runtime's
+ * permissions.
  *
  * @example Usage
  * ```ts ignore
@@ -110,14 +121,17 @@ export class LocalExecutor implements Executor {
   readonly kind: string = "local";
   /** The shell program. */
   readonly shell: string;
+  /** The environment policy, when one was given (else the process-wide one applies). */
+  readonly envPolicy: EnvPolicy | undefined;
 
   /**
    * Creates a local executor.
    *
-   * @param options The shell.
+   * @param options The shell and the environment policy.
    */
   constructor(options: LocalExecutorOptions = {}) {
     this.shell = options.shell ?? "bash";
+    this.envPolicy = options.envPolicy;
   }
 
   /**
@@ -149,7 +163,11 @@ export class LocalExecutor implements Executor {
         );
       }
     }
-    return await spawnTree(this.argv(command, options.cwd), options);
+    const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
+    return await spawnTree(this.argv(command, options.cwd), {
+      ...options,
+      env: { ...inherited, ...options.env },
+    });
   }
 
   /**

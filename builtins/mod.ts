@@ -22,8 +22,24 @@ export type {
   RunOptions,
   RunResult,
 } from "./executor.ts";
-export { bwrapArgs, BwrapExecutor, createExecutor, createSandboxExecutor } from "./sandbox.ts";
-export type { BwrapExecutorOptions, CreateExecutorOptions, SandboxMode } from "./sandbox.ts";
+export {
+  bwrapArgs,
+  BwrapExecutor,
+  createExecutor,
+  createSandboxExecutor,
+  DEFAULT_HIDDEN_PATHS,
+  hiddenPathList,
+  MASKED_RUNTIME_DIRS,
+  SANDBOX_MODES,
+} from "./sandbox.ts";
+export type {
+  BwrapExecutorOptions,
+  BwrapProfile,
+  CreateExecutorOptions,
+  HiddenPath,
+  SandboxLevel,
+  SandboxMode,
+} from "./sandbox.ts";
 export {
   BASH_PARAMETERS,
   bashPlugin,

@@ -1,8 +1,20 @@
 /**
  * The sandboxed executor: the same {@linkcode Executor} interface with every command inside
- * bubblewrap. The system is read-only, the workspace writable, `/tmp` a fresh tmpfs, the network
- * and pid namespaces are private, and the sandbox dies with its parent. Deno permissions cannot
- * confine what `bash` does; this can. File operations stay in-process (Deno permissions).
+ * bubblewrap. The levels are named as in Codex:
+ *
+ * - `read-only`: the whole file system read-only, a private `/tmp`;
+ * - `workspace-write`: the same, plus the workspace roots writable;
+ * - `danger-full-access` (alias `"off"`): no sandbox, commands run on the host.
+ *
+ * Both sandboxed levels hold as root and as a normal user: every capability dropped
+ * (`--cap-drop ALL`, CapEff 0), new user (when the kernel allows it, with further user
+ * namespaces disabled), pid, ipc, uts, cgroup and network namespaces, a fresh `/proc`, a fresh
+ * `/dev`, `/proc/sys` read-only and `/proc/sysrq-trigger` masked (root inside still owns them),
+ * `/run`, `/var/run` and `$XDG_RUNTIME_DIR` masked by empty tmpfs (no host socket is
+ * reachable), well-known credential folders hidden ({@linkcode DEFAULT_HIDDEN_PATHS}), the sandbox
+ * killed with its parent and in a new session (no terminal injection). The environment is
+ * scrubbed by the executor (see `core/env_policy.ts`). File tools stay in-process (Deno
+ * permissions). See SECURITY.md for the threat model and known limits.
  *
  * @module
  */
@@ -10,15 +22,138 @@ import { HarnessError } from "../core/errors.ts";
 import { describeRunError } from "./_fs_errors.ts";
 import { type Executor, LocalExecutor, type LocalExecutorOptions } from "./executor.ts";
 
-/** The sandbox setting: `"workspace-write"` (bubblewrap) or `"off"` (host). */
-export type SandboxMode = "workspace-write" | "off";
+/** A sandbox level, named as in Codex. */
+export type SandboxLevel = "read-only" | "workspace-write" | "danger-full-access";
 
-/** Options for {@linkcode BwrapExecutor}. */
-export interface BwrapExecutorOptions extends LocalExecutorOptions {
-  /** The writable workspace (absolute). */
-  readonly workspace: string;
-  /** The bwrap program. @default {"bwrap"} */
-  readonly bwrap?: string;
+/** The sandbox setting: a {@linkcode SandboxLevel}, or `"off"` (alias of `"danger-full-access"`). */
+export type SandboxMode = SandboxLevel | "off";
+
+/** Every accepted {@linkcode SandboxMode} value. */
+export const SANDBOX_MODES: readonly SandboxMode[] = [
+  "read-only",
+  "workspace-write",
+  "danger-full-access",
+  "off",
+];
+
+/**
+ * Credential files and folders hidden inside the sandbox (`~` is `$HOME`): ssh and gpg keys,
+ * cloud and cluster credentials, registry tokens, git credentials, password stores and browser
+ * profiles. A folder shows empty, a file shows as `/dev/null`.
+ */
+export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
+  "~/.ssh",
+  "~/.gnupg",
+  "~/.aws",
+  "~/.azure",
+  "~/.config/gcloud",
+  "~/.config/gh",
+  "~/.config/hub",
+  "~/.kube",
+  "~/.docker",
+  "~/.netrc",
+  "~/.npmrc",
+  "~/.yarnrc.yml",
+  "~/.pypirc",
+  "~/.git-credentials",
+  "~/.config/git/credentials",
+  "~/.cargo/credentials",
+  "~/.cargo/credentials.toml",
+  "~/.gem/credentials",
+  "~/.terraform.d/credentials.tfrc.json",
+  "~/.vault-token",
+  "~/.password-store",
+  "~/.local/share/keyrings",
+  "~/.config/op",
+  "~/.mozilla",
+  "~/.config/google-chrome",
+  "~/.config/chromium",
+];
+
+/** Host folders replaced by an empty tmpfs: where host sockets live (docker, dbus, ssh-agent). */
+export const MASKED_RUNTIME_DIRS: readonly string[] = ["/run", "/var/run"];
+
+/**
+ * Parts of the fresh `/proc` made read-only (the host's entries bound over them). Root inside
+ * (uid 0 without capabilities) still owns `/proc/sys/kernel/core_pattern`: writable, it is a host
+ * escape (the kernel runs the core handler as host root).
+ */
+export const PROC_READ_ONLY: readonly string[] = [
+  "/proc/sys",
+  "/proc/bus",
+  "/proc/fs",
+  "/proc/irq",
+];
+
+/**
+ * Parts of `/proc` hidden like Docker's default profile (kernel memory, keys, timers), and
+ * `/proc/sysrq-trigger` (a write reboots the host), which becomes `/dev/null`.
+ */
+export const PROC_MASKED: readonly string[] = [
+  "/proc/sysrq-trigger",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/timer_list",
+  "/proc/sched_debug",
+  "/proc/latency_stats",
+  "/proc/acpi",
+  "/proc/asound",
+  "/proc/scsi",
+];
+
+/**
+ * The hidden-path list after a configured list changes the defaults: entries add paths,
+ * entries starting with `!` remove one.
+ *
+ * @param configured The configured entries (for example `["~/.secrets", "!~/.docker"]`).
+ * @param defaults The starting list. @default {DEFAULT_HIDDEN_PATHS}
+ * @returns The paths to hide (unexpanded).
+ *
+ * @example Usage
+ * ```ts
+ * import { hiddenPathList } from "./sandbox.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * deepEqual(hiddenPathList(["~/.x", "!~/.ssh"], ["~/.ssh", "~/.aws"]), ["~/.aws", "~/.x"]);
+ * ```
+ */
+export function hiddenPathList(
+  configured: readonly string[],
+  defaults: readonly string[] = DEFAULT_HIDDEN_PATHS,
+): string[] {
+  const list = [...defaults];
+  for (const entry of configured) {
+    if (entry.startsWith("!")) {
+      const drop = entry.slice(1);
+      for (let i = list.indexOf(drop); i !== -1; i = list.indexOf(drop)) list.splice(i, 1);
+    } else if (!list.includes(entry)) list.push(entry);
+  }
+  return list;
+}
+
+/** One path hidden inside the sandbox. */
+export interface HiddenPath {
+  /** The absolute path. */
+  readonly path: string;
+  /** A folder shows empty (tmpfs), a file shows as `/dev/null`. */
+  readonly kind: "dir" | "file";
+}
+
+/** The profile {@linkcode bwrapArgs} turns into flags (all optional). */
+export interface BwrapProfile {
+  /** `"workspace-write"` binds the workspace roots writable; `"read-only"` does not. @default {"workspace-write"} */
+  readonly level?: "read-only" | "workspace-write";
+  /** More writable roots besides the workspace (skipped when missing). @default {[]} */
+  readonly writableRoots?: readonly string[];
+  /** Host folders replaced by an empty tmpfs. @default {MASKED_RUNTIME_DIRS} */
+  readonly masked?: readonly string[];
+  /** Credential paths to hide (existing ones, classified). @default {[]} */
+  readonly hidden?: readonly HiddenPath[];
+  /** Existing parts of `/proc` made read-only. @default {["/proc/sys"]} */
+  readonly procReadOnly?: readonly string[];
+  /** Existing parts of `/proc` hidden (classified). @default {[]} */
+  readonly procMasked?: readonly HiddenPath[];
+  /** Create a user namespace and disable further ones inside. @default {true} */
+  readonly userns?: boolean;
 }
 
 /**
@@ -26,6 +161,7 @@ export interface BwrapExecutorOptions extends LocalExecutorOptions {
  *
  * @param workspace The writable directory (absolute).
  * @param cwd The working directory inside the sandbox.
+ * @param profile Level, extra roots, masks, hidden paths, user namespace.
  * @returns The bwrap arguments, ending with `--`.
  *
  * @example Usage
@@ -33,32 +169,82 @@ export interface BwrapExecutorOptions extends LocalExecutorOptions {
  * import { bwrapArgs } from "./sandbox.ts";
  * import { ok } from "node:assert/strict";
  * const args = bwrapArgs("/work/ws", "/work/ws");
- * ok(args.includes("--unshare-net") && args.at(-1) === "--");
+ * ok(args.includes("--unshare-net") && args.includes("--cap-drop") && args.at(-1) === "--");
  * ```
  */
-export function bwrapArgs(workspace: string, cwd: string | undefined): string[] {
-  // Order matters: the workspace bind comes after the /tmp tmpfs so a workspace under /tmp stays visible.
-  return [
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--bind",
-    workspace,
-    workspace,
-    "--unshare-net",
+export function bwrapArgs(
+  workspace: string,
+  cwd: string | undefined,
+  profile: BwrapProfile = {},
+): string[] {
+  const {
+    level = "workspace-write",
+    writableRoots = [],
+    masked = MASKED_RUNTIME_DIRS,
+    hidden = [],
+    userns = true,
+    procReadOnly = ["/proc/sys"],
+    procMasked = [{ path: "/proc/sysrq-trigger", kind: "file" }],
+  } = profile;
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  // The host's entries, read-only, over the fresh ones: sysctls are global anyway.
+  for (const path of procReadOnly) args.push("--ro-bind", path, path);
+  pushHidden(args, procMasked);
+  args.push("--tmpfs", "/tmp");
+  for (const dir of masked) args.push("--tmpfs", dir);
+  // Order matters: the roots are bound after the tmpfs masks so a workspace under /tmp or /run
+  // stays visible, and hidden paths come last so they stay hidden inside a workspace.
+  if (level === "workspace-write") {
+    args.push("--bind", workspace, workspace);
+    for (const root of writableRoots) {
+      if (root !== workspace) args.push("--bind-try", root, root);
+    }
+  } else {
+    // The masks may cover the workspace: show it again, read-only.
+    args.push("--ro-bind", workspace, workspace);
+  }
+  pushHidden(args, hidden);
+  if (userns) args.push("--unshare-user", "--disable-userns");
+  args.push(
     "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--unshare-net",
+    "--cap-drop",
+    "ALL",
     "--die-with-parent",
     "--new-session",
     "--chdir",
     cwd ?? workspace,
     "--",
-  ];
+  );
+  return args;
+}
+
+/** A folder becomes an empty read-only tmpfs, a file `/dev/null` (reads empty). */
+function pushHidden(args: string[], hidden: readonly HiddenPath[]): void {
+  for (const { path, kind } of hidden) {
+    if (kind === "dir") args.push("--tmpfs", path, "--remount-ro", path);
+    else args.push("--dev-bind", "/dev/null", path);
+  }
+}
+
+/** Options for {@linkcode BwrapExecutor}. */
+export interface BwrapExecutorOptions extends LocalExecutorOptions {
+  /** The writable workspace (absolute). */
+  readonly workspace: string;
+  /** The bwrap program. @default {"bwrap"} */
+  readonly bwrap?: string;
+  /** `"read-only"` or `"workspace-write"`. @default {"workspace-write"} */
+  readonly level?: "read-only" | "workspace-write";
+  /** More writable roots (absolute). @default {[]} */
+  readonly writableRoots?: readonly string[];
+  /**
+   * Paths to hide, `~` for `$HOME` (see {@linkcode hiddenPathList}).
+   * @default {DEFAULT_HIDDEN_PATHS}
+   */
+  readonly hiddenPaths?: readonly string[];
 }
 
 /** Runs every command inside bubblewrap; create it with {@linkcode createSandboxExecutor}. */
@@ -69,14 +255,17 @@ export class BwrapExecutor extends LocalExecutor {
   readonly workspace: string;
   /** The bwrap program. */
   readonly bwrap: string;
+  /** The profile (filled in by {@linkcode createSandboxExecutor}'s probe). */
+  profile: BwrapProfile;
 
   /**
    * Creates the executor without probing bwrap (use {@linkcode createSandboxExecutor}).
    *
-   * @param options Workspace and bwrap program.
+   * @param options Workspace, level and bwrap program.
+   * @param profile The resolved profile. @default {{ level: options.level }}
    * @throws {TypeError} When `workspace` is not absolute.
    */
-  constructor(options: BwrapExecutorOptions) {
+  constructor(options: BwrapExecutorOptions, profile?: BwrapProfile) {
     super(options);
     if (!options.workspace.startsWith("/")) {
       throw new TypeError(
@@ -87,6 +276,7 @@ export class BwrapExecutor extends LocalExecutor {
     }
     this.workspace = options.workspace;
     this.bwrap = options.bwrap ?? "bwrap";
+    this.profile = profile ?? { level: options.level ?? "workspace-write" };
   }
 
   /**
@@ -97,15 +287,133 @@ export class BwrapExecutor extends LocalExecutor {
    * @returns The argv.
    */
   override argv(command: string, cwd: string | undefined): string[] {
-    return [this.bwrap, ...bwrapArgs(this.workspace, cwd), ...super.argv(command, cwd)];
+    return [
+      this.bwrap,
+      ...bwrapArgs(this.workspace, cwd, this.profile),
+      ...super.argv(command, cwd),
+    ];
+  }
+}
+
+function envValue(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
   }
 }
 
 /**
+ * Classifies paths on the host with a shell (the agent's Deno profile may not stat them).
+ * A symlinked runtime dir (`/var/run -> /run`) counts as missing: its target is masked itself.
+ */
+async function classify(paths: readonly string[]): Promise<("dir" | "file" | "link" | "none")[]> {
+  if (paths.length === 0) return [];
+  const script =
+    'for p in "$@"; do if [ -L "$p" ]; then echo link; elif [ -d "$p" ]; then echo dir; elif [ -e "$p" ]; then echo file; else echo none; fi; done';
+  const output = await new Deno.Command("bash", {
+    args: ["-c", script, "classify", ...paths],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin" },
+  }).output();
+  const kinds = new TextDecoder().decode(output.stdout).trim().split("\n");
+  return paths.map((_, i) => (kinds[i] ?? "none") as "dir" | "file" | "link" | "none");
+}
+
+function isUnder(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfile> {
+  const home = envValue("HOME");
+  const expand = (p: string) =>
+    p === "~"
+      ? home
+      : p.startsWith("~/")
+      ? (home === undefined ? undefined : home + p.slice(1))
+      : p;
+  const wanted = (options.hiddenPaths ?? DEFAULT_HIDDEN_PATHS).map(expand).filter((
+    p,
+  ): p is string => p !== undefined && p.startsWith("/"));
+  const roots = [options.workspace, ...(options.writableRoots ?? [])];
+  // A hidden folder that holds a workspace root would hide the workspace: the user chose it.
+  const hideable = wanted.filter((p) => !roots.some((root) => isUnder(root, p)));
+  const runtime = envValue("XDG_RUNTIME_DIR");
+  const maskCandidates = [...MASKED_RUNTIME_DIRS];
+  if (runtime?.startsWith("/") && !MASKED_RUNTIME_DIRS.some((d) => isUnder(runtime, d))) {
+    maskCandidates.push(runtime);
+  }
+  const procKinds = await classify([...PROC_READ_ONLY, ...PROC_MASKED]);
+  const procReadOnly = PROC_READ_ONLY.filter((_, i) => procKinds[i] !== "none");
+  const procMasked: HiddenPath[] = [];
+  PROC_MASKED.forEach((path, i) => {
+    const kind = procKinds[PROC_READ_ONLY.length + i];
+    if (kind === "dir" || kind === "file") procMasked.push({ path, kind });
+  });
+  const kinds = await classify([...maskCandidates, ...hideable]);
+  const masked = maskCandidates.filter((_, i) => kinds[i] === "dir");
+  const hidden: HiddenPath[] = [];
+  hideable.forEach((path, i) => {
+    const kind = kinds[maskCandidates.length + i];
+    if (kind === "dir" || kind === "link") hidden.push({ path, kind: "dir" });
+    else if (kind === "file") hidden.push({ path, kind: "file" });
+  });
+  // A symlink to a file would take a tmpfs: probe it again through the link.
+  const links = hidden.filter((h) =>
+    kinds[maskCandidates.length + hideable.indexOf(h.path)] === "link"
+  );
+  if (links.length > 0) {
+    const through = await classify(links.map((h) => `${h.path}/.`));
+    links.forEach((link, i) => {
+      const index = hidden.indexOf(link);
+      if (through[i] !== "dir") hidden[index] = { path: link.path, kind: "file" };
+    });
+  }
+  return {
+    level: options.level ?? "workspace-write",
+    writableRoots: options.writableRoots ?? [],
+    masked,
+    hidden,
+    userns: true,
+    procReadOnly,
+    procMasked,
+  };
+}
+
+async function probe(
+  executor: BwrapExecutor,
+  profile: BwrapProfile,
+): Promise<{ ok: true } | { ok: false; reason: string; error?: unknown }> {
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command(executor.bwrap, {
+      args: [...bwrapArgs(executor.workspace, undefined, profile), "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      clearEnv: true,
+      env: { PATH: envValue("PATH") ?? "/usr/bin:/bin" },
+    }).output();
+  } catch (error) {
+    return { ok: false, reason: describeRunError(executor.bwrap, "", error).message, error };
+  }
+  if (output.success) return { ok: true };
+  const stderr = new TextDecoder().decode(output.stderr).trim().slice(0, 200);
+  return {
+    ok: false,
+    reason: `"${executor.bwrap}" exited with code ${output.code} (${stderr})`,
+  };
+}
+
+/**
  * Creates a {@linkcode BwrapExecutor} after proving bubblewrap works here with the full profile.
- * Never falls back to running unconfined.
+ * Without user namespaces (disabled by the kernel) the profile runs without one, which still
+ * drops every capability. Never falls back to running unconfined.
  *
- * @param options Workspace and bwrap program.
+ * @param options Workspace, level, extra roots, hidden paths and bwrap program.
  * @returns The executor.
  * @throws {HarnessError} `SANDBOX_UNAVAILABLE` when bwrap is missing, not permitted or fails.
  *
@@ -118,30 +426,40 @@ export class BwrapExecutor extends LocalExecutor {
  */
 export async function createSandboxExecutor(options: BwrapExecutorOptions): Promise<BwrapExecutor> {
   const executor = new BwrapExecutor(options);
-  const hint = 'install bubblewrap or set "sandbox" to "off"';
-  let output: Deno.CommandOutput;
+  const level = options.level ?? "workspace-write";
+  const hint =
+    'install bubblewrap (apt-get install bubblewrap) or set "sandbox" to "danger-full-access"';
+  let profile: BwrapProfile;
   try {
-    output = await new Deno.Command(executor.bwrap, {
-      args: [...bwrapArgs(executor.workspace, undefined), "true"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
+    profile = await resolveProfile(options);
   } catch (error) {
-    const reason = describeRunError(executor.bwrap, "", error).message;
+    // Never a sandbox without its masks: no profile, no executor.
     throw new HarnessError(
       "SANDBOX_UNAVAILABLE",
-      `Cannot create the workspace-write sandbox: ${reason}; ${hint}`,
+      `Cannot create the ${level} sandbox: cannot inspect the paths to hide with bash: ${
+        describeRunError("bash", "", error).message
+      }`,
       { cause: error },
     );
   }
-  if (!output.success) {
-    const stderr = new TextDecoder().decode(output.stderr).trim().slice(0, 200);
+  let result = await probe(executor, profile);
+  if (!result.ok && result.error === undefined) {
+    const withoutUserns = { ...profile, userns: false };
+    const retry = await probe(executor, withoutUserns);
+    if (retry.ok) {
+      executor.profile = withoutUserns;
+      return executor;
+    }
+    result = retry;
+  }
+  if (!result.ok) {
     throw new HarnessError(
       "SANDBOX_UNAVAILABLE",
-      `Cannot create the workspace-write sandbox: "${executor.bwrap}" exited with code ${output.code} (${stderr}); ${hint}`,
+      `Cannot create the ${level} sandbox: ${result.reason}; ${hint}`,
+      result.error === undefined ? undefined : { cause: result.error },
     );
   }
+  executor.profile = profile;
   return executor;
 }
 
@@ -151,6 +469,10 @@ export interface CreateExecutorOptions extends LocalExecutorOptions {
   readonly sandbox?: SandboxMode;
   /** The writable workspace for the sandbox. @default {Deno.cwd()} */
   readonly workspace?: string;
+  /** More writable roots. @default {[]} */
+  readonly writableRoots?: readonly string[];
+  /** Paths to hide (see {@linkcode BwrapExecutorOptions.hiddenPaths}). @default {DEFAULT_HIDDEN_PATHS} */
+  readonly hiddenPaths?: readonly string[];
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
 }
@@ -159,7 +481,8 @@ export interface CreateExecutorOptions extends LocalExecutorOptions {
  * Picks the executor for a `sandbox` setting.
  *
  * @param options The setting and its parameters.
- * @returns A {@linkcode LocalExecutor} for `"off"`, a probed {@linkcode BwrapExecutor} otherwise.
+ * @returns A {@linkcode LocalExecutor} for `"danger-full-access"` / `"off"`, a probed
+ *   {@linkcode BwrapExecutor} otherwise.
  * @throws {HarnessError} `SANDBOX_UNAVAILABLE` (see {@linkcode createSandboxExecutor}).
  * @throws {TypeError} On an unknown `sandbox` value.
  *
@@ -167,19 +490,28 @@ export interface CreateExecutorOptions extends LocalExecutorOptions {
  * ```ts
  * import { createExecutor } from "./sandbox.ts";
  * import { equal } from "node:assert/strict";
- * const executor = await createExecutor({ sandbox: "off" });
+ * const executor = await createExecutor({ sandbox: "danger-full-access" });
  * equal(executor.kind, "local");
  * ```
  */
 export async function createExecutor(options: CreateExecutorOptions = {}): Promise<Executor> {
   const { sandbox = "workspace-write", workspace, ...rest } = options;
-  if (sandbox === "off") return new LocalExecutor(rest);
-  if (sandbox !== "workspace-write") {
+  if (!SANDBOX_MODES.includes(sandbox)) {
     throw new TypeError(
-      `Cannot create an executor as 'sandbox' must be "workspace-write" or "off": current value is ${
-        JSON.stringify(sandbox)
-      }`,
+      `Cannot create an executor as 'sandbox' must be one of ${
+        SANDBOX_MODES.map((m) => `"${m}"`).join(", ")
+      }: current value is ${JSON.stringify(sandbox)}`,
     );
   }
-  return await createSandboxExecutor({ ...rest, workspace: workspace ?? Deno.cwd() });
+  if (sandbox === "off" || sandbox === "danger-full-access") {
+    return new LocalExecutor({
+      ...(rest.shell === undefined ? {} : { shell: rest.shell }),
+      ...(rest.envPolicy === undefined ? {} : { envPolicy: rest.envPolicy }),
+    });
+  }
+  return await createSandboxExecutor({
+    ...rest,
+    level: sandbox,
+    workspace: workspace ?? Deno.cwd(),
+  });
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { scrubEnv } from "../core/env_policy.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import {
@@ -313,7 +314,7 @@ function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
       stdout: "piped",
       stderr: "piped",
       clearEnv: true,
-      env: sandboxEnv(),
+      env: scrubEnv(sandboxEnv()),
       ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
     }).spawn();
   } catch (error) {

@@ -34,3 +34,14 @@ export { createLogger, stderrSink } from "./logger.ts";
 export type { CreateLoggerOptions, Logger, LogLevel, LogRecord, LogSink } from "./logger.ts";
 export { reloadPlugin } from "./reload.ts";
 export type { ReloadPluginOptions } from "./reload.ts";
+export {
+  checkEnvPolicy,
+  childEnv,
+  CORE_ENV_VARS,
+  looksSecret,
+  NEVER_PASSED_ENV_VARS,
+  scrubEnv,
+  SECRET_NAME_PARTS,
+  setEnvPolicy,
+} from "./env_policy.ts";
+export type { EnvInherit, EnvPolicy } from "./env_policy.ts";

@@ -4,9 +4,10 @@
  * It spawns the agent binary (`acp/main.ts`) under its computed Deno permission profile (never
  * `-A`), connects the SDK client over stdio, and prints the cards as a person would see them.
  *
- * - Offline (no `DEEPSEEK_API_KEY`): the built-in scripted model runs a shell command (terminal
- *   card), creates a file (diff card) and edits it behind a permission prompt (answered
- *   "Allow once").
+ * - Offline (no `DEEPSEEK_API_KEY`): the config says `"model": {"provider": "demo"}`, so the
+ *   built-in scripted model runs a shell command (terminal card), creates a file (diff card) and
+ *   edits it behind a permission prompt (answered "Allow once"), all in a temporary folder. The
+ *   agent never picks the scripted model on its own.
  * - With `DEEPSEEK_API_KEY`: `deno task demo "your prompt"` sends your prompt to DeepSeek
  *   (`deepseek-flash` in thinking mode unless `DEEPSEEK_MODEL` names another id such as
  *   `deepseek-v4-pro`; `DEEPSEEK_BASE_URL` points it elsewhere); its reasoning prints as thoughts,
@@ -19,7 +20,7 @@ import { structuredPatch } from "diff";
 import { join, relative } from "node:path";
 import { spawnAgentProcess } from "../acp/_agent_process.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { DEFAULT_CONFIG, parseConfig } from "../acp/config.ts";
+import { parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 import { deepSeekOptions } from "../acp/_model_endpoint.ts";
 
@@ -47,6 +48,7 @@ await Deno.mkdir(ws);
 await Deno.mkdir(sessions);
 const configText = JSON.stringify(
   {
+    ...(apiKey ? {} : { model: { provider: "demo" } }),
     permissions: [
       { tool: "edit", decision: "ask", reason: "edits need your approval" },
       ...(apiKey ? [{ tool: "write", decision: "ask" }, { tool: "bash", decision: "ask" }] : []),
@@ -56,7 +58,7 @@ const configText = JSON.stringify(
   2,
 );
 await Deno.writeTextFile(join(ws, "dsh.jsonc"), configText);
-const config = apiKey ? parseConfig(configText, "dsh.jsonc") : DEFAULT_CONFIG;
+const config = parseConfig(configText, "dsh.jsonc");
 const deepSeek = deepSeekOptions(config);
 const flags = permissionFlags(config, {
   roots: [ws],

@@ -14,7 +14,7 @@ import * as echo from "./echo.ts";
 
 const workspace = await Deno.makeTempDir({ prefix: "dsh_embed_" });
 const ctx = await createHarness();
-// "workspace-write" runs bash inside bubblewrap; use { sandbox: "off" } where bwrap is missing.
+// "workspace-write" runs bash inside bubblewrap; { sandbox: "danger-full-access" } runs it on the host.
 await ctx.plugin(bashPlugin, { sandbox: "workspace-write", workspace }).ready;
 await ctx.plugin(fsPlugin).ready;
 await ctx.plugin(readBeforeEditPlugin).ready;

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { childEnv } from "../core/env_policy.ts";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -139,7 +140,8 @@ export class McpClient {
       ? new StdioClientTransport({
         command: config.command,
         args: [...(config.args ?? [])],
-        env: { ...config.env },
+        // Scrubbed (no secrets, never DEEPSEEK_API_KEY), then the server's own `env` on top.
+        env: { ...childEnv(), ...config.env },
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         stderr: "pipe",
       })

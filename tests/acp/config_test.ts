@@ -29,6 +29,8 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     permissions: [{ tool: "bash", decision: "ask", pattern: "^rm ", reason: "destructive" }],
     defaultDecision: "deny",
     sandbox: "workspace-write",
+    hiddenPaths: [],
+    env: {},
     mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { A: "1" } } },
     sessionsDir: "logs",
     roots: ["/extra"],
@@ -151,4 +153,43 @@ Deno.test("parseConfig() reads the model section: deepseek-flash by default, thi
     '{"model": {"reasoning_effort": "high"}}',
     'unknown key "model.reasoning_effort": expected one of provider, model, baseUrl, thinking, reasoningEffort',
   );
+});
+
+Deno.test("parseConfig() reads the safety keys: sandbox levels, hiddenPaths, env", () => {
+  const config = parseConfig(
+    `{
+      "sandbox": "read-only",
+      "hiddenPaths": ["~/.secrets", "!~/.docker", "/srv/keys"],
+      "env": { "inherit": "core", "include": ["GITHUB_TOKEN"], "exclude": ["AWS_*"], "set": { "CI": "1" } },
+    }`,
+    "dsh.jsonc",
+  );
+  equal(config.sandbox, "read-only");
+  deepEqual(config.hiddenPaths, ["~/.secrets", "!~/.docker", "/srv/keys"]);
+  deepEqual(config.env, {
+    inherit: "core",
+    include: ["GITHUB_TOKEN"],
+    exclude: ["AWS_*"],
+    set: { CI: "1" },
+  });
+  equal(DEFAULT_CONFIG.sandbox, "auto");
+  for (const level of ["workspace-write", "danger-full-access", "off", "auto"]) {
+    equal(parseConfig(JSON.stringify({ sandbox: level }), "c").sandbox, level);
+  }
+  throws(() => parseConfig('{"sandbox": "none"}', "c"), {
+    message:
+      `Cannot read config "c": "sandbox" must be one of "auto", "read-only", "workspace-write", "danger-full-access", "off": received "none"`,
+  });
+  throws(() => parseConfig('{"hiddenPaths": ["rel/path"]}', "c"), /"hiddenPaths" must be an array/);
+  throws(() => parseConfig('{"env": {"inherit": "most"}}', "c"), {
+    message:
+      `Cannot read config "c": "env.inherit" must be one of "all", "core", "none": received "most"`,
+  });
+  throws(() => parseConfig('{"env": {"pass": []}}', "c"), /unknown key "env.pass"/);
+});
+
+Deno.test("decide() matches tool prefixes ending in *", () => {
+  const config = parseConfig('{"permissions": [{"tool": "mcp__*", "decision": "ask"}]}', "c");
+  equal(decide(config, "mcp__everything__echo", {}).decision, "ask");
+  equal(decide(config, "bash", {}).decision, "allow");
 });

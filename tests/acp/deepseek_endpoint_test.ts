@@ -3,6 +3,7 @@ import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { compileArgs } from "../../acp/_compile.ts";
+import { DEFAULT_CONFIG } from "../../acp/config.ts";
 import { tempDir } from "../_helpers.ts";
 import { fakeDeepSeek } from "../agent/_deepseek_server.ts";
 import { plainEnv } from "./_snapshot.ts";
@@ -95,7 +96,11 @@ Deno.test("the compile task's flags run the agent against DEEPSEEK_BASE_URL (den
   await using dir = await tempDir();
   const ws = join(dir.path, "ws");
   await Deno.mkdir(ws);
-  const args = compileArgs({ baseUrl: server.baseUrl, output: join(dir.path, "dsh-agent") });
+  const args = compileArgs({
+    baseUrl: server.baseUrl,
+    output: join(dir.path, "dsh-agent"),
+    config: DEFAULT_CONFIG,
+  });
   const port = new URL(server.baseUrl).port;
   ok(args.includes(`--allow-net=127.0.0.1:${port}`), args.join(" "));
   equal(args.at(-1), MAIN);
@@ -138,7 +143,11 @@ Deno.test("a profile without the endpoint fails at once and names the setting th
   await using dir = await tempDir();
   const ws = join(dir.path, "ws");
   await Deno.mkdir(ws);
-  const flags = compileArgs({ baseUrl: "https://api.deepseek.com", output: "x" });
+  const flags = compileArgs({
+    baseUrl: "https://api.deepseek.com",
+    output: "x",
+    config: DEFAULT_CONFIG,
+  });
   const updates: SessionUpdate[] = [];
   const app = client({ name: "denied" }).onNotification("session/update", ({ params }) => {
     updates.push(params.update);

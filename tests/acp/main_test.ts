@@ -14,6 +14,8 @@ Deno.test("main() keeps stdout to protocol frames while bash, an MCP server and 
   await Deno.mkdir(cwd);
   const configText = JSON.stringify({
     mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } },
+    // MCP tools ask by default; this test is about stdout, not prompts.
+    permissions: [{ tool: "mcp__*", decision: "allow" }],
   });
   const configPath = join(dir.path, "dsh.jsonc");
   const scriptPath = join(dir.path, "script.json");

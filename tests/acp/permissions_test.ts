@@ -1,4 +1,4 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { DEFAULT_CONFIG, parseConfig } from "../../acp/config.ts";
 import { AGENT_ENV_VARS, permissionFlags } from "../../acp/permissions.ts";
 import { deepSeekOptions, modelBaseUrl } from "../../acp/_model_endpoint.ts";
@@ -20,7 +20,7 @@ Deno.test("permissionFlags() derives an explicit profile from the config", () =>
       "--allow-read=/w,/s,/tmp,/w/dsh.jsonc",
       "--allow-write=/w,/s,/tmp",
       "--allow-run=bash,sh,setsid,ps,kill,bwrap,deno,/bin/deno,node",
-      `--allow-env=${AGENT_ENV_VARS.join(",")}`,
+      "--allow-env",
       "--allow-net=llm.example:8443",
     ],
   );
@@ -37,8 +37,8 @@ Deno.test("permissionFlags() grants no net to the demo model", () => {
   deepEqual(flags, [
     "--allow-read=/w,/s,/t",
     "--allow-write=/w,/s,/t",
-    "--allow-run=bash,sh,setsid,ps,kill,deno,/bin/deno",
-    `--allow-env=${AGENT_ENV_VARS.join(",")}`,
+    "--allow-run=bash,sh,setsid,ps,kill,bwrap,deno,/bin/deno",
+    "--allow-env",
   ]);
 });
 
@@ -92,4 +92,23 @@ Deno.test("modelBaseUrl() and deepSeekOptions() read DEEPSEEK_BASE_URL and DEEPS
     message:
       'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "127.0.0.1:9"',
   });
+});
+
+Deno.test("permissionFlags() reads only named variables when tools inherit the core set", () => {
+  const config = parseConfig(
+    '{"sandbox": "off", "env": {"inherit": "core", "include": ["GH_TOKEN"]}}',
+    "c",
+  );
+  const flags = permissionFlags(config, {
+    roots: ["/w"],
+    sessionsDir: "/s",
+    tmpDir: "/t",
+    useDeepSeek: false,
+    denoPath: "/bin/deno",
+  });
+  const env = flags.find((f) => f.startsWith("--allow-env"))!;
+  ok(
+    env.startsWith("--allow-env=") && env.includes("GH_TOKEN") && env.includes(AGENT_ENV_VARS[0]!),
+  );
+  ok(!flags.some((f) => f.includes("bwrap")));
 });

@@ -101,7 +101,7 @@ Deno.test("createSandboxExecutor() fails clearly when bwrap is missing", async (
   await rejects(createSandboxExecutor({ workspace: "/tmp", bwrap: "dsh-no-such-bwrap" }), {
     name: "HarnessError",
     message:
-      'Cannot create the workspace-write sandbox: Cannot run "dsh-no-such-bwrap": "dsh-no-such-bwrap" was not found on PATH; install bubblewrap or set "sandbox" to "off"',
+      'Cannot create the workspace-write sandbox: Cannot run "dsh-no-such-bwrap": "dsh-no-such-bwrap" was not found on PATH; install bubblewrap (apt-get install bubblewrap) or set "sandbox" to "danger-full-access"',
   });
   await rejects(createExecutor({ workspace: "/tmp", bwrap: "dsh-no-such-bwrap" }), {
     name: "HarnessError",
@@ -112,7 +112,7 @@ Deno.test("createExecutor() rejects an unknown sandbox mode and a relative works
   await rejects(createExecutor({ sandbox: "none" as "off" }), {
     name: "TypeError",
     message:
-      `Cannot create an executor as 'sandbox' must be "workspace-write" or "off": current value is "none"`,
+      `Cannot create an executor as 'sandbox' must be one of "read-only", "workspace-write", "danger-full-access", "off": current value is "none"`,
   });
   await rejects(createSandboxExecutor({ workspace: "rel" }), {
     name: "TypeError",
@@ -124,8 +124,35 @@ Deno.test("createExecutor() rejects an unknown sandbox mode and a relative works
 Deno.test("bwrapArgs() binds the workspace after the /tmp tmpfs", () => {
   const args = bwrapArgs("/tmp/ws", undefined);
   ok(args.indexOf("--bind") > args.indexOf("--tmpfs"));
-  for (const flag of ["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"]) {
+  for (
+    const flag of [
+      "--unshare-net",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--cap-drop",
+      "--die-with-parent",
+      "--new-session",
+    ]
+  ) {
     ok(args.includes(flag), flag);
   }
   deepEqual(args.slice(-3), ["--chdir", "/tmp/ws", "--"]);
+});
+
+Deno.test("hiddenPathList() adds entries and removes the ones starting with !", async () => {
+  const { hiddenPathList, DEFAULT_HIDDEN_PATHS } = await import("../../builtins/sandbox.ts");
+  const list = hiddenPathList(["~/.secrets", "!~/.docker"]);
+  ok(list.includes("~/.secrets"));
+  ok(!list.includes("~/.docker"));
+  equal(list.length, DEFAULT_HIDDEN_PATHS.length);
+});
+
+Deno.test("bwrapArgs() binds extra roots writable only at workspace-write", () => {
+  const write = bwrapArgs("/w", undefined, { writableRoots: ["/x"] });
+  ok(write.join(" ").includes("--bind-try /x /x"));
+  const read = bwrapArgs("/w", undefined, { level: "read-only", writableRoots: ["/x"] });
+  ok(!read.includes("--bind") && !read.includes("--bind-try"));
+  ok(read.join(" ").includes("--ro-bind /w /w"));
 });

@@ -1,0 +1,69 @@
+/**
+ * Picks the executor of the agent's bash from the `sandbox` setting. Under `"auto"` a machine
+ * without bubblewrap gets the host executor, a warning on stderr, a notice for every session and
+ * an "ask" rule for bash ({@linkcode defaultRules}); an explicit sandboxed level fails instead.
+ *
+ * @module
+ */
+import type { Context } from "../core/context.ts";
+import { type Executor, LocalExecutor } from "../builtins/executor.ts";
+import { createExecutor, hiddenPathList } from "../builtins/sandbox.ts";
+import { errorMessage } from "../core/error_message.ts";
+import type { AgentConfig } from "./config.ts";
+import { missingSandboxNotice, type SafetyState } from "./_safety_config.ts";
+
+/** Options of {@linkcode createBashExecutor}. */
+export interface BashExecutorOptions {
+  /** The configuration (`sandbox`, `hiddenPaths`). */
+  readonly config: AgentConfig;
+  /** The writable workspace. */
+  readonly workspace: string;
+  /** More writable roots. */
+  readonly roots: readonly string[];
+  /** Receives whether bash is sandboxed, and the notice. */
+  readonly safety?: SafetyState;
+  /** The bwrap program. @default {"bwrap"} */
+  readonly bwrap?: string;
+}
+
+/**
+ * Creates the executor for the agent's bash.
+ *
+ * @param ctx The harness (its logger gets the stderr warning).
+ * @param options Config, workspace, roots and the state to fill in.
+ * @returns The executor.
+ * @throws {HarnessError} `SANDBOX_UNAVAILABLE` for an explicit sandboxed level bwrap cannot run.
+ */
+export async function createBashExecutor(
+  ctx: Context,
+  options: BashExecutorOptions,
+): Promise<Executor> {
+  const { config, workspace, roots, safety } = options;
+  const level = config.sandbox === "auto" ? "workspace-write" : config.sandbox;
+  const sandboxOptions = {
+    workspace,
+    writableRoots: roots,
+    hiddenPaths: hiddenPathList(config.hiddenPaths),
+    ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
+  };
+  if (config.sandbox !== "auto") {
+    const executor = await createExecutor({ ...sandboxOptions, sandbox: level });
+    if (safety) safety.bashSandboxed = executor.kind === "bwrap";
+    return executor;
+  }
+  try {
+    const executor = await createExecutor({ ...sandboxOptions, sandbox: "workspace-write" });
+    if (safety) safety.bashSandboxed = true;
+    return executor;
+  } catch (error) {
+    const reason = errorMessage(error).replace(/^Cannot create the workspace-write sandbox: /, "")
+      .replace(/; install bubblewrap.*$/, "");
+    const notice = missingSandboxNotice(reason);
+    ctx.logger.warn(notice);
+    if (safety) {
+      safety.bashSandboxed = false;
+      safety.notice = notice;
+    }
+    return new LocalExecutor();
+  }
+}
