@@ -7,6 +7,7 @@
  * @module
  */
 import type { AgentConfig } from "./config.ts";
+import type { PluginPermissions } from "./plugin_permissions.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -22,6 +23,8 @@ export interface PermissionFlagsOptions {
   readonly useDeepSeek: boolean;
   /** The Deno executable (allowed to run, for Code Mode). @default {Deno.execPath()} */
   readonly denoPath?: string;
+  /** What the config's plugins declare (`export const permissions`), added as is. @default {{}} */
+  readonly plugins?: PluginPermissions;
 }
 
 /** The environment variables the agent reads. */
@@ -74,8 +77,9 @@ function unique(values: readonly string[]): string[] {
 export function permissionFlags(config: AgentConfig, options: PermissionFlagsOptions): string[] {
   const { roots, sessionsDir, readOnly = [], tmpDir = "/tmp", useDeepSeek } = options;
   const denoPath = options.denoPath ?? Deno.execPath();
-  const writable = unique([...roots, sessionsDir, tmpDir]);
-  const readable = unique([...writable, ...readOnly]);
+  const plugins = options.plugins ?? {};
+  const writable = unique([...roots, sessionsDir, tmpDir, ...plugins.write ?? []]);
+  const readable = unique([...writable, ...readOnly, ...plugins.read ?? []]);
   const run = unique([
     "bash",
     "sh",
@@ -89,16 +93,18 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     denoPath,
     ...Object.values(config.mcpServers).flatMap((s) => "command" in s ? [s.command] : []),
     ...config.allowRun,
+    ...plugins.run ?? [],
   ]);
   const hosts = unique([
     ...(useDeepSeek ? [new URL(config.model.baseUrl).host] : []),
     ...Object.values(config.mcpServers).flatMap((s) => "url" in s ? [new URL(s.url).host] : []),
+    ...plugins.net ?? [],
   ]);
   const flags = [
     `--allow-read=${readable.join(",")}`,
     `--allow-write=${writable.join(",")}`,
     `--allow-run=${run.join(",")}`,
-    `--allow-env=${AGENT_ENV_VARS.join(",")}`,
+    `--allow-env=${unique([...AGENT_ENV_VARS, ...plugins.env ?? []]).join(",")}`,
   ];
   if (hosts.length > 0) flags.push(`--allow-net=${hosts.join(",")}`);
   return flags;
