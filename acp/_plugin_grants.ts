@@ -17,8 +17,12 @@ import {
 export interface PluginGrants {
   /** The union of the declarations. */
   readonly permissions: PluginPermissions;
-  /** The local plugins' folders (read: the agent imports and watches them). */
-  readonly folders: readonly string[];
+  /**
+   * Read-only paths: the local plugins' folders (the agent imports and watches them) and this
+   * package's folder (a plugin's `@dsh/harness` imports are loaded at run time, which Deno
+   * treats as reads).
+   */
+  readonly readable: readonly string[];
 }
 
 /** This package's deno.json (so `@dsh/harness` resolves in the probe as in the agent). */
@@ -58,6 +62,11 @@ export async function pluginGrants(
   }));
   return {
     permissions: mergePluginPermissions(declared),
-    folders: [...new Set(plugins.flatMap((p) => p.path === undefined ? [] : [dirname(p.path)]))],
+    readable: plugins.length === 0 ? [] : [
+      ...new Set([
+        ...plugins.flatMap((p) => p.path === undefined ? [] : [dirname(p.path)]),
+        ...(configFile === undefined ? [] : [dirname(configFile)]),
+      ]),
+    ],
   };
 }

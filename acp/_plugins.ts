@@ -58,6 +58,7 @@ async function typeCheck(path: string, configFile: string | undefined): Promise<
         ...(configFile !== undefined ? ["--config", configFile] : []),
         path,
       ],
+      env: { NO_COLOR: "1" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -66,8 +67,8 @@ async function typeCheck(path: string, configFile: string | undefined): Promise<
     return; // No deno to run: the import below still catches syntax errors.
   }
   if (output.success) return;
-  const text = new TextDecoder().decode(output.stderr).replaceAll(/\x1b\[[0-9;]*m/g, "").trim();
-  throw new Error(`type check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
+  const text = new TextDecoder().decode(output.stderr).trim();
+  throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
 }
 
 /**

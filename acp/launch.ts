@@ -57,7 +57,7 @@ export async function agentCommand(
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
       ...(options.script ? [resolve(workspace, options.script)] : []),
-      ...plugins.folders,
+      ...plugins.readable,
     ],
     plugins: plugins.permissions,
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",

@@ -165,14 +165,15 @@ export async function probePluginPermissions(
       ...(options.configFile !== undefined ? ["--config", options.configFile] : []),
       probe,
     ],
+    env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
   const where = JSON.stringify(plugin.specifier);
   if (!success) {
-    // deno prints colors and an indented stack; keep the first lines, without ANSI codes.
-    const text = new TextDecoder().decode(stderr).replaceAll(/\x1b\[[0-9;]*m/g, "").trim();
+    // Keep the first lines (deno adds an indented stack).
+    const text = new TextDecoder().decode(stderr).trim();
     throw new Error(
       `Cannot read the permissions of plugin ${where} (imported with no permissions): ${
         text.split("\n").slice(0, 6).join("\n")

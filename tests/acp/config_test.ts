@@ -144,7 +144,9 @@ Deno.test("dsh.schema.json is the committed output of `deno task schema`", async
 });
 
 Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs", () => {
-  const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(configJsonSchema());
+  const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(
+    configJsonSchema(),
+  );
   const valid = [
     {},
     { $schema: "https://jsr.io/@dsh/harness/0.1.0/dsh.schema.json", toolMode: "code" },
