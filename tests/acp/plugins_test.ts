@@ -119,7 +119,7 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
     const a = agent.connection.agent;
     await a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await a.request("session/new", { cwd: ws, mcpServers: [] });
-    async function ask(): Promise<string> {
+    const ask = async (): Promise<string> => {
       const from = updates.length;
       const { stopReason } = await a.request("session/prompt", {
         sessionId,
@@ -132,7 +132,7 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
       const done = turn.find((u) => u.sessionUpdate === "tool_call_update");
       equal(done?.status, "completed", JSON.stringify(done));
       return JSON.stringify(done?.content);
-    }
+    };
 
     // The card arrives, and the declared env permission was granted to the agent.
     match(await ask(), /v1 counted: 3 words/);
