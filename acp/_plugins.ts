@@ -115,6 +115,11 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
     let module: Plugin;
     if (plugin.path === undefined) {
       module = await import(plugin.url) as Plugin;
+      if (typeof module.apply !== "function") {
+        throw new TypeError(
+          "the module has no apply() export (a plugin exports name, inject and apply)",
+        );
+      }
       fiber = ctx.plugin(module);
       await fiber.ready;
     } else {

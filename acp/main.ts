@@ -5,7 +5,7 @@
  *
  * ```sh
  * deno run <flags from acp/permissions.ts> acp/main.ts [--config dsh.jsonc] [--script answers.json]
- *   [--sessions-dir dir] [--flush-ms 50] [--log-level info]
+ *   [--sessions-dir dir] [--flush-ms 50] [--log-level info] [--help] [--version]
  * ```
  *
  * Uses DeepSeek when `DEEPSEEK_API_KEY` is set (and the provider is `auto` or `deepseek`), else the
