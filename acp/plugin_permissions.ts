@@ -136,7 +136,8 @@ export function checkPluginPermissions(
  * `@dsh/harness` resolves as it does in the agent).
  *
  * @param plugin The resolved plugin.
- * @param options The Deno executable and the config file for module resolution.
+ * @param options The Deno executable, the config file for module resolution and a time limit
+ *   (default 30 s) for the plugin's top-level code.
  * @returns The checked declaration.
  * @throws {Error} When the plugin cannot be imported (the subprocess's stderr is the message).
  * @throws {TypeError} When the declaration is malformed.
@@ -150,27 +151,39 @@ export function checkPluginPermissions(
  */
 export async function probePluginPermissions(
   plugin: ResolvedPlugin,
-  options: { readonly deno?: string; readonly configFile?: string } = {},
+  options: { readonly deno?: string; readonly configFile?: string; readonly timeoutMs?: number } =
+    {},
 ): Promise<PluginPermissions> {
+  const { timeoutMs = 30_000 } = options;
   const code = `import * as plugin from ${JSON.stringify(plugin.url)};\n` +
     `console.log(JSON.stringify({ permissions: plugin.permissions ?? null }));\n`;
   const probe = `data:application/typescript;base64,${
     btoa(String.fromCharCode(...new TextEncoder().encode(code)))
   }`;
-  const { success, stdout, stderr } = await new Deno.Command(options.deno ?? Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      ...(options.configFile !== undefined ? ["--config", options.configFile] : []),
-      probe,
-    ],
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const { success, signal, stdout, stderr } = await new Deno.Command(
+    options.deno ?? Deno.execPath(),
+    {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        ...(options.configFile !== undefined ? ["--config", options.configFile] : []),
+        probe,
+      ],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      // Top-level code that never settles (a timer, a server) must not hang the launcher.
+      signal: AbortSignal.timeout(timeoutMs),
+    },
+  ).output();
   const where = JSON.stringify(plugin.specifier);
+  if (!success && signal !== null) {
+    throw new Error(
+      `Cannot read the permissions of plugin ${where} (imported with no permissions): its top-level code did not finish within ${timeoutMs} ms`,
+    );
+  }
   if (!success) {
     // Keep the first lines (deno adds an indented stack).
     const text = new TextDecoder().decode(stderr).trim();

@@ -1,8 +1,9 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { agentCommand } from "../../acp/launch.ts";
+import { probePluginPermissions, resolvePlugins } from "../../acp/plugin_permissions.ts";
 import { tempDir } from "../_helpers.ts";
 import { plainEnv } from "./_snapshot.ts";
 
@@ -199,4 +200,29 @@ Deno.test("agentCommand() grants what the listed plugins declare, and nothing fo
   ok(flag("run").split(/[=,]/).includes("gh"));
   ok(flag("env").split(/[=,]/).includes("GH_TOKEN"));
   deepEqual(args.filter((a) => a === "-A" || a === "--allow-all"), []);
+});
+
+Deno.test("probePluginPermissions() gives up on top-level code that never finishes", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "busy.ts");
+  await Deno.writeTextFile(file, "setInterval(() => {}, 1000);\nexport function apply() {}\n");
+  const [plugin] = resolvePlugins([file], dir.path);
+  await rejects(probePluginPermissions(plugin!, { timeoutMs: 300 }), {
+    message: `Cannot read the permissions of plugin ${
+      JSON.stringify(file)
+    } (imported with no permissions): its top-level code did not finish within 300 ms`,
+  });
+});
+
+Deno.test("probePluginPermissions() rejects a malformed declaration with its kind", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "bad.ts");
+  await Deno.writeTextFile(file, 'export const permissions = { ffi: ["x"] };\n');
+  const [plugin] = resolvePlugins([file], dir.path);
+  await rejects(probePluginPermissions(plugin!), {
+    name: "TypeError",
+    message: `Cannot grant the permissions of plugin ${
+      JSON.stringify(file)
+    }: unknown kind "ffi": expected net, read, write, run, env`,
+  });
 });
