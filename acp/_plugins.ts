@@ -47,6 +47,14 @@ interface Slot {
 
 const MODULE_FILE = /\.(m?[jt]sx?)$/;
 
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
 async function typeCheck(path: string, configFile: string | undefined): Promise<void> {
   if (!/\.(m?ts|tsx)$/.test(path)) return;
   let output: Deno.CommandOutput;
@@ -105,7 +113,10 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
   async function load(slot: Slot, initial: boolean): Promise<void> {
     const { plugin } = slot;
     if (plugin.path !== undefined) {
-      const text = await Deno.readTextFile(plugin.path);
+      const text = await Deno.readTextFile(plugin.path).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
+      });
       if (!initial && text === slot.lastText) return; // touched, not changed
       slot.lastText = text;
       if (!initial && options.typeCheck !== false) await typeCheck(plugin.path, configFile);
@@ -162,7 +173,15 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
 
   function attempt(slot: Slot, initial: boolean): Promise<void> {
     slot.queue = slot.queue.then(() => load(slot, initial)).catch((error) => {
-      if (ctx.fiber.state !== "disposed") report(slot, error, initial);
+      if (ctx.fiber.state === "disposed") return;
+      // A newer save is already waiting (the file was caught mid-write): judge that one instead.
+      if (slot.timer !== undefined) {
+        logger.debug(
+          `Skipped a failed reload of ${slot.plugin.specifier}: a newer save is pending`,
+        );
+        return;
+      }
+      report(slot, error, initial);
     });
     return slot.queue;
   }
@@ -171,11 +190,19 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
 
   const local = slots.filter((s) => s.plugin.path !== undefined && MODULE_FILE.test(s.plugin.path));
   let watcher: Deno.FsWatcher | undefined;
-  if (watch && local.length > 0) {
-    // Folders, not files: editors save by renaming a new file over the old one.
-    watcher = Deno.watchFs([...new Set(local.map((s) => dirname(s.plugin.path!)))], {
-      recursive: false,
-    });
+  // Folders, not files: editors save by renaming a new file over the old one. A missing folder is
+  // reported by the load above; it is not watched.
+  const folders = [...new Set(local.map((s) => dirname(s.plugin.path!)))].filter(isDirectory);
+  if (watch && folders.length > 0) {
+    try {
+      watcher = Deno.watchFs(folders, { recursive: false });
+    } catch (error) {
+      logger.warn("Cannot watch the plugin folders: edits need an agent restart", {
+        error: errorMessage(error),
+      });
+    }
+  }
+  if (watcher !== undefined) {
     const byPath = new Map(local.map((s) => [s.plugin.path!, s]));
     const current = watcher;
     (async () => {

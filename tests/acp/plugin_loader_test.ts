@@ -103,3 +103,30 @@ Deno.test("loadConfigPlugins() reports a plugin that fails at start and loads it
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("loadConfigPlugins() reports a missing plugin file and a missing folder, and loads the file once created", async () => {
+  await using dir = await tempDir();
+  const ctx = await createHarness({ logSink: () => {} });
+  const notices: string[] = [];
+  try {
+    await using plugins = loadConfigPlugins(ctx, {
+      plugins: resolvePlugins(["./later.js", "./nowhere/x.js"], dir.path),
+      notify: (text) => notices.push(text),
+      debounceMs: 20,
+    });
+    await plugins.ready;
+    deepEqual(notices.toSorted(), [
+      `Cannot load plugin "./later.js": the file ${
+        JSON.stringify(join(dir.path, "later.js"))
+      } does not exist`,
+      `Cannot load plugin "./nowhere/x.js": the file ${
+        JSON.stringify(join(dir.path, "nowhere", "x.js"))
+      } does not exist`,
+    ]);
+    await Deno.writeTextFile(join(dir.path, "later.js"), source("later"));
+    await until("the load", () => notices.find((n) => n.startsWith("Reloaded")));
+    equal(ctx.tools.get("greet")?.description, "Greets (later)");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});

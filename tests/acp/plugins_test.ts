@@ -139,9 +139,11 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
     match(await ask(), /v1 counted: 3 words/);
     ok(model.requests[0]!.tools.includes("word_count"));
 
-    // Save a new version: the next call uses it.
+    // Save a new version the way many editors do (write a temp file, rename it over the old
+    // one): the next call uses it.
     let seen = texts().length;
-    await Deno.writeTextFile(plugin, wordCount("v2"));
+    await Deno.writeTextFile(`${plugin}.tmp`, wordCount("v2"));
+    await Deno.rename(`${plugin}.tmp`, plugin);
     await notice(/Reloaded plugin "\.\/tools\/word_count\.ts"/, seen);
     match(await ask(), /v2 counted: 3 words/);
 
