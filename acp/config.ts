@@ -1,6 +1,7 @@
 /**
  * The agent binary's JSONC configuration (`dsh.jsonc`): model, tool mode, permission rules,
- * sandbox, MCP servers and the sessions directory.
+ * sandbox, MCP servers, the sessions directory and plugins. One field table drives both the
+ * validator and the JSON Schema (`dsh.schema.json`).
  *
  * @module
  */
