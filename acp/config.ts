@@ -1,6 +1,7 @@
 /**
  * The agent binary's JSONC configuration (`dsh.jsonc`): model, tool mode, permission rules,
- * sandbox, MCP servers and the sessions directory.
+ * sandbox, MCP servers, the sessions directory and plugins. One field table drives both the
+ * validator and the JSON Schema (`dsh.schema.json`).
  *
  * @module
  */
@@ -10,8 +11,24 @@ import type { McpServerConfig } from "../mcp/mod.ts";
 // The checker's own file: it imports nothing, while mcp/mod.ts would load the large MCP SDK at start-up.
 import { checkMcpServerConfig } from "../mcp/config.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
-import { DEFAULT_SAFETY, parseSafety, SAFETY_KEYS, type SandboxSetting } from "./_safety_config.ts";
+import { checkEnvPolicy } from "../core/env_policy.ts";
+import { SANDBOX_MODES } from "../builtins/sandbox.ts";
+import type { SandboxSetting } from "./_safety_config.ts";
+import {
+  asRecord,
+  customField,
+  enumField,
+  type Fail,
+  type JsonSchema,
+  listField,
+  mapField,
+  objectField,
+  optional,
+  stringsField,
+  textField,
+} from "./_config_fields.ts";
 
+export type { JsonSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else a note on how to set it; `demo` is the scripted tour. */
@@ -76,25 +93,12 @@ export interface AgentConfig {
   readonly roots: readonly string[];
   /** Extra commands the agent may run (for example MCP servers an editor passes in `session/new`). @default {[]} */
   readonly allowRun: readonly string[];
+  /**
+   * Plugin modules to load into the agent and reload on save: paths relative to the config
+   * file, or `npm:`/`jsr:` specifiers. @default {[]}
+   */
+  readonly plugins: readonly string[];
 }
-
-/** The configuration used when no file exists. */
-export const DEFAULT_CONFIG: AgentConfig = {
-  model: {
-    provider: "auto",
-    model: "deepseek-flash",
-    baseUrl: "https://api.deepseek.com",
-    thinking: "enabled",
-  },
-  toolMode: "native",
-  permissions: [],
-  defaultDecision: "allow",
-  ...DEFAULT_SAFETY,
-  mcpServers: {},
-  sessionsDir: ".dsh/sessions",
-  roots: [],
-  allowRun: [],
-};
 
 function lineCol(text: string, offset: number): string {
   const before = text.slice(0, offset).split("\n");
@@ -103,45 +107,6 @@ function lineCol(text: string, offset: number): string {
 
 function fail(source: string, message: string): never {
   throw new SyntaxError(`Cannot read config "${source}": ${message}`);
-}
-
-function oneOf<T extends string>(
-  source: string,
-  key: string,
-  value: unknown,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  if (value === undefined) return fallback;
-  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) {
-    return value as T;
-  }
-  return fail(
-    source,
-    `"${key}" must be one of ${allowed.map((a) => `"${a}"`).join(", ")}: received ${
-      JSON.stringify(value)
-    }`,
-  );
-}
-
-function str(source: string, key: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value === "string" && value !== "") return value;
-  return fail(source, `"${key}" must be a non-empty string: received ${JSON.stringify(value)}`);
-}
-
-function record(source: string, key: string, value: unknown): Record<string, unknown> {
-  if (value === undefined) return {};
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    return value as Record<string, unknown>;
-  }
-  return fail(source, `"${key}" must be an object: received ${JSON.stringify(value)}`);
-}
-
-function strings(source: string, key: string, value: unknown): string[] {
-  if (value === undefined) return [];
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
-  return fail(source, `"${key}" must be an array of strings: received ${JSON.stringify(value)}`);
 }
 
 const DECISIONS = ["allow", "ask", "deny"] as const;
@@ -165,48 +130,223 @@ const PARSE_ERRORS: Record<string, string> = {
   InvalidCharacter: "invalid character",
 };
 
-function httpUrl(source: string, key: string, value: string): string {
+function httpUrl(value: string, key: string, fail: Fail): void {
   const url = URL.parse(value);
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    fail(source, `"${key}" must be an http or https URL: received ${JSON.stringify(value)}`);
+    fail(`"${key}" must be an http or https URL: received ${JSON.stringify(value)}`);
   }
-  return value;
 }
 
-const MODEL_KEYS = ["provider", "model", "baseUrl", "thinking", "reasoningEffort"];
-
-/** The `model` section. */
-function parseModel(source: string, value: unknown): ModelConfig {
-  const model = record(source, "model", value);
-  const d = DEFAULT_CONFIG.model;
-  for (const key of Object.keys(model)) {
-    if (!MODEL_KEYS.includes(key)) {
-      fail(source, `unknown key "model.${key}": expected one of ${MODEL_KEYS.join(", ")}`);
-    }
+function regex(value: string, key: string, fail: Fail): void {
+  try {
+    new RegExp(value);
+  } catch {
+    fail(`"${key}" is not a valid regular expression: received ${JSON.stringify(value)}`);
   }
-  const effort = model.reasoningEffort === undefined ? undefined : oneOf(
-    source,
-    "model.reasoningEffort",
-    model.reasoningEffort,
-    ["low", "high", "max"],
-    "high",
-  );
-  return {
-    provider: oneOf(
-      source,
-      "model.provider",
-      model.provider,
+}
+
+const PLUGIN_SPECIFIER = /^(\.{1,2}\/|\/|file:|npm:|jsr:)/;
+
+function pluginSpecifier(value: string, key: string, fail: Fail): void {
+  if (!PLUGIN_SPECIFIER.test(value)) {
+    fail(
+      `"${key}" must be a path starting with "./", "../" or "/", or a file:, npm: or jsr: specifier: received ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+}
+
+const MCP_SERVER_SCHEMA: JsonSchema = {
+  description: "A stdio server (`command`) or an HTTP server (`url`).",
+  oneOf: [{
+    type: "object",
+    required: ["command"],
+    properties: {
+      command: { type: "string", minLength: 1, description: "The executable (on PATH)." },
+      args: { type: "array", items: { type: "string" } },
+      env: { type: "object", additionalProperties: { type: "string" } },
+      cwd: { type: "string" },
+      timeoutMs: { type: "number", exclusiveMinimum: 0 },
+    },
+  }, {
+    type: "object",
+    required: ["url"],
+    properties: {
+      url: { type: "string", pattern: "^https?://" },
+      headers: { type: "object", additionalProperties: { type: "string" } },
+      transport: { type: "string", enum: ["http", "sse"] },
+      timeoutMs: { type: "number", exclusiveMinimum: 0 },
+    },
+  }],
+};
+
+function hiddenPath(value: string, key: string, fail: Fail): void {
+  if (!/^!?(~\/|\/)./.test(value)) {
+    fail(
+      `"${key}" must be an absolute or "~/" path (prefix "!" to un-hide a default): received ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+}
+
+const ENV_GLOBS: JsonSchema = { type: "array", items: { type: "string", minLength: 1 } };
+
+const envPolicy = customField<EnvPolicy>({
+  type: "object",
+  description:
+    "The environment of every process a tool starts: inherit all, core or none; include and exclude are case-insensitive globs (exclude wins); set is applied last. DEEPSEEK_API_KEY is never passed.",
+  additionalProperties: false,
+  default: {},
+  properties: {
+    inherit: { type: "string", enum: ["all", "core", "none"], default: "all" },
+    include: ENV_GLOBS,
+    exclude: ENV_GLOBS,
+    set: { type: "object", additionalProperties: { type: "string" } },
+  },
+}, (value, key, fail) => {
+  try {
+    return checkEnvPolicy(value, key);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+});
+
+const mcpServer = customField<McpServerConfig>(MCP_SERVER_SCHEMA, (value, key, fail) => {
+  const server = asRecord(value, key, fail);
+  const hasCommand = typeof server.command === "string" && server.command !== "";
+  const hasUrl = typeof server.url === "string" && server.url !== "";
+  if (hasCommand === hasUrl) {
+    fail(
+      `"${key}" must have exactly one of a non-empty "command" or "url": received ${
+        JSON.stringify(value).slice(0, 200)
+      }`,
+    );
+  }
+  try {
+    return checkMcpServerConfig(key.slice("mcpServers.".length), server);
+  } catch (error) {
+    const detail = (error as Error).message.replace(/^Cannot configure MCP server "[^"]*": /, "");
+    return fail(`"${key}" is invalid: ${detail}`);
+  }
+});
+
+/**
+ * Every `dsh.jsonc` key: its JSON Schema fragment, default and check in one entry. The validator
+ * ({@linkcode parseConfig}) and the JSON Schema ({@linkcode configJsonSchema}, `dsh.schema.json`)
+ * both come from this table.
+ */
+const CONFIG_FIELDS = {
+  $schema: optional(textField("", "The JSON Schema of this file (editor completion only).")),
+  model: objectField({
+    provider: enumField(
       ["auto", "deepseek", "demo"],
-      d.provider,
+      "auto",
+      "The provider: auto means DeepSeek when DEEPSEEK_API_KEY is set, else a note on how to set it; demo is the scripted tour.",
     ),
-    model: str(source, "model.model", model.model, d.model),
-    baseUrl: httpUrl(
-      source,
-      "model.baseUrl",
-      str(source, "model.baseUrl", model.baseUrl, d.baseUrl),
+    model: textField(
+      "deepseek-flash",
+      "The model id: deepseek-flash (recommended) or deepseek-v4-pro (DEEPSEEK_MODEL overrides it).",
+      { schema: { examples: ["deepseek-flash", "deepseek-v4-pro"] } },
     ),
-    thinking: oneOf(source, "model.thinking", model.thinking, ["enabled", "disabled"], d.thinking),
-    ...(effort === undefined ? {} : { reasoningEffort: effort }),
+    baseUrl: textField(
+      "https://api.deepseek.com",
+      "The API base URL (DEEPSEEK_BASE_URL overrides it).",
+      {
+        schema: { pattern: "^https?://" },
+        check: httpUrl,
+      },
+    ),
+    thinking: enumField(
+      ["enabled", "disabled"],
+      "enabled",
+      "DeepSeek's thinking mode (the API's default is enabled).",
+    ),
+    reasoningEffort: optional(
+      enumField(["low", "high", "max"], "high", "reasoning_effort in thinking mode."),
+    ),
+  }, "Model settings."),
+  toolMode: enumField(
+    ["native", "code", "both"],
+    "native",
+    "How tools are presented to the model: native calls, code (only run_code) or both.",
+  ),
+  permissions: listField(
+    objectField({
+      tool: textField("*", "Tool name, or * for every tool."),
+      decision: enumField(DECISIONS, "ask", "The decision."),
+      pattern: optional(textField("", "A regular expression tested against the argument `arg`.", {
+        schema: { format: "regex" },
+        check: regex,
+      })),
+      arg: optional(
+        textField("command", "The argument `pattern` is tested against (default: command)."),
+      ),
+      reason: optional(textField("", "The reason shown to the user or the model.")),
+    }, "One permission rule."),
+    "rules",
+    "Permission rules; the first matching rule decides.",
+  ),
+  defaultDecision: enumField(DECISIONS, "allow", "The decision when no rule matches."),
+  sandbox: enumField(
+    ["auto", ...SANDBOX_MODES],
+    "auto",
+    "OS sandbox for bash: auto is workspace-write where bubblewrap runs, else bash asks before every call; off is an alias of danger-full-access.",
+  ),
+  hiddenPaths: stringsField(
+    'Changes to the credential paths hidden in the sandbox: absolute or "~/" paths to hide, "!path" to un-hide a default.',
+    { schema: { pattern: "^!?(~/|/)." }, check: hiddenPath },
+  ),
+  env: envPolicy,
+  mcpServers: mapField(mcpServer, "MCP servers by name: a stdio `command` or an HTTP `url`."),
+  sessionsDir: textField(
+    ".dsh/sessions",
+    "Where session logs go (relative to the config file's folder).",
+  ),
+  roots: stringsField("Extra workspace roots the agent may read and write."),
+  allowRun: stringsField(
+    "Extra commands the agent may run (for example MCP servers an editor passes in session/new).",
+  ),
+  plugins: stringsField(
+    "Plugin modules ({ name, inject, apply }) to load, reloaded on save: paths relative to this file, or npm:/jsr: specifiers.",
+    { schema: { pattern: PLUGIN_SPECIFIER.source }, check: pluginSpecifier },
+  ),
+} as const;
+
+const CONFIG_FIELD = objectField(CONFIG_FIELDS, "The dsh agent's configuration (dsh.jsonc).");
+
+/** The configuration used when no file exists (every field's default). */
+export const DEFAULT_CONFIG: AgentConfig = parseValue({}, "(defaults)");
+
+function parseValue(raw: unknown, source: string): AgentConfig {
+  const { $schema: _, ...config } = CONFIG_FIELD.parse(
+    raw,
+    "(top level)",
+    (message) => fail(source, message),
+  );
+  return config;
+}
+
+/**
+ * The JSON Schema (draft-07) of `dsh.jsonc`, generated from the same field table as
+ * {@linkcode parseConfig}. `deno task schema` writes it to `dsh.schema.json`.
+ *
+ * @returns The schema object.
+ *
+ * @example Usage
+ * ```ts
+ * import { configJsonSchema } from "./config.ts";
+ * import { equal } from "node:assert/strict";
+ * const schema = configJsonSchema() as { properties: Record<string, unknown> };
+ * equal(typeof schema.properties.plugins, "object");
+ * ```
+ */
+export function configJsonSchema(): JsonSchema {
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    title: "dsh.jsonc",
+    ...CONFIG_FIELD.schema,
   };
 }
 
@@ -242,96 +382,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
       }`,
     );
   }
-  const top = record(source, "(top level)", raw ?? {});
-  const known = new Set([
-    "$schema",
-    "model",
-    "toolMode",
-    "permissions",
-    "defaultDecision",
-    ...SAFETY_KEYS,
-    "mcpServers",
-    "sessionsDir",
-    "roots",
-    "allowRun",
-  ]);
-  for (const key of Object.keys(top)) {
-    if (!known.has(key)) {
-      fail(source, `unknown key "${key}": expected one of ${[...known].join(", ")}`);
-    }
-  }
-  const d = DEFAULT_CONFIG;
-  const rules = top.permissions === undefined ? [] : top.permissions;
-  if (!Array.isArray(rules)) {
-    fail(source, `"permissions" must be an array of rules: received ${JSON.stringify(rules)}`);
-  }
-  const permissions = rules.map((rule, i): PermissionRule => {
-    const r = record(source, `permissions[${i}]`, rule);
-    const pattern = r.pattern === undefined
-      ? undefined
-      : str(source, `permissions[${i}].pattern`, r.pattern, "");
-    if (pattern !== undefined) {
-      try {
-        new RegExp(pattern);
-      } catch {
-        fail(
-          source,
-          `"permissions[${i}].pattern" is not a valid regular expression: received ${
-            JSON.stringify(pattern)
-          }`,
-        );
-      }
-    }
-    return {
-      tool: str(source, `permissions[${i}].tool`, r.tool, "*"),
-      decision: oneOf(source, `permissions[${i}].decision`, r.decision, DECISIONS, "ask"),
-      ...(pattern !== undefined ? { pattern } : {}),
-      ...(r.arg !== undefined
-        ? { arg: str(source, `permissions[${i}].arg`, r.arg, "command") }
-        : {}),
-      ...(r.reason !== undefined
-        ? { reason: str(source, `permissions[${i}].reason`, r.reason, "") }
-        : {}),
-    };
-  });
-  const servers = record(source, "mcpServers", top.mcpServers);
-  const mcpServers: Record<string, McpServerConfig> = {};
-  for (const [name, value] of Object.entries(servers)) {
-    const server = record(source, `mcpServers.${name}`, value);
-    const hasCommand = typeof server.command === "string" && server.command !== "";
-    const hasUrl = typeof server.url === "string" && server.url !== "";
-    if (hasCommand === hasUrl) {
-      fail(
-        source,
-        `"mcpServers.${name}" must have exactly one of a non-empty "command" or "url": received ${
-          JSON.stringify(value).slice(0, 200)
-        }`,
-      );
-    }
-    try {
-      mcpServers[name] = checkMcpServerConfig(name, server);
-    } catch (error) {
-      const detail = (error as Error).message.replace(/^Cannot configure MCP server "[^"]*": /, "");
-      fail(source, `"mcpServers.${name}" is invalid: ${detail}`);
-    }
-  }
-  return {
-    model: parseModel(source, top.model),
-    toolMode: oneOf(source, "toolMode", top.toolMode, ["native", "code", "both"], d.toolMode),
-    permissions,
-    defaultDecision: oneOf(
-      source,
-      "defaultDecision",
-      top.defaultDecision,
-      DECISIONS,
-      d.defaultDecision,
-    ),
-    ...parseSafety(top, (message) => fail(source, message)),
-    mcpServers,
-    sessionsDir: str(source, "sessionsDir", top.sessionsDir, d.sessionsDir),
-    roots: strings(source, "roots", top.roots),
-    allowRun: strings(source, "allowRun", top.allowRun),
-  };
+  return parseValue(raw ?? {}, source);
 }
 
 /**

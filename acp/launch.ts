@@ -11,6 +11,8 @@ import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
 import { serveStartupError } from "./_startup_error.ts";
+import { pluginGrants } from "./_plugin_grants.ts";
+import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -46,21 +48,24 @@ export async function agentCommand(
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
+  const execPath = Deno.execPath();
+  const command = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"
+    ? execPath
+    : "deno";
+  const plugins = await pluginGrants(config.plugins, base, command);
   const flags = permissionFlags(config, {
     roots,
     sessionsDir,
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
       ...(options.script ? [resolve(workspace, options.script)] : []),
+      ...plugins.readable,
     ],
+    plugins: plugins.permissions,
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
     useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")),
     modelBaseUrl: modelBaseUrl(config),
   });
-  const execPath = Deno.execPath();
-  const command = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"
-    ? execPath
-    : "deno";
   const main = new URL("./main.ts", import.meta.url);
   return {
     command,
@@ -78,6 +83,15 @@ export async function agentCommand(
 
 if (import.meta.main) {
   const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  const help = Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a));
+  if (help) {
+    // Print without reading the config (it may be the thing that is broken).
+    const text = Deno.args.some((a) => a === "-h" || a === "--help")
+      ? AGENT_HELP
+      : `dsh-agent ${AGENT_VERSION}\n`;
+    Deno.stdout.writeSync(new TextEncoder().encode(text));
+    Deno.exit(0);
+  }
   let computed: AgentCommand | undefined;
   try {
     computed = await agentCommand(workspace, Deno.args);

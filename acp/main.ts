@@ -5,7 +5,7 @@
  *
  * ```sh
  * deno run <flags from acp/permissions.ts> acp/main.ts [--config dsh.jsonc] [--script answers.json]
- *   [--sessions-dir dir] [--flush-ms 50] [--log-level info]
+ *   [--sessions-dir dir] [--flush-ms 50] [--log-level info] [--help] [--version]
  * ```
  *
  * Uses DeepSeek when `DEEPSEEK_API_KEY` is set (and the provider is `auto` or `deepseek`), the
@@ -28,6 +28,7 @@ import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
+import { AGENT_HELP, AGENT_VERSION, bannerLine } from "./_cli.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -41,6 +42,10 @@ export interface AgentArgs {
   readonly flushMs: number;
   /** `--log-level` (else `DSH_LOG_LEVEL`). @default {"info"} */
   readonly logLevel: LogLevel;
+  /** `-h`, `--help`: print the usage and exit. */
+  readonly help?: true;
+  /** `-V`, `--version`: print the version and exit. */
+  readonly version?: true;
 }
 
 /**
@@ -64,6 +69,8 @@ export function parseAgentArgs(args: readonly string[]): AgentArgs {
     "sessions-dir": { type: "string" },
     "flush-ms": { type: "string" },
     "log-level": { type: "string" },
+    help: { type: "boolean", short: "h" },
+    version: { type: "boolean", short: "V" },
   } as const;
   let values: ReturnType<typeof parseArgs<{ options: typeof flags }>>["values"];
   try {
@@ -72,7 +79,8 @@ export function parseAgentArgs(args: readonly string[]): AgentArgs {
     const reason = (error as Error).message.replace(/\.$/, "");
     throw new TypeError(
       `Cannot start the agent: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}: expected ${
-        Object.keys(flags).map((f) => `--${f} <value>`).join(", ")
+        Object.entries(flags).map(([f, o]) => `--${f}${o.type === "string" ? " <value>" : ""}`)
+          .join(", ")
       }; received ${JSON.stringify(args)}`,
     );
   }
@@ -98,6 +106,8 @@ export function parseAgentArgs(args: readonly string[]): AgentArgs {
     ...(values["sessions-dir"] !== undefined ? { sessionsDir: values["sessions-dir"] } : {}),
     flushMs,
     logLevel: logLevel as LogLevel,
+    ...(values.help === true ? { help: true as const } : {}),
+    ...(values.version === true ? { version: true as const } : {}),
   };
 }
 
@@ -171,21 +181,32 @@ export async function main(args: readonly string[]): Promise<number> {
   } catch (error) {
     startupError = error;
   }
-  // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
-  const first = await readFirstLine(Deno.stdin.readable);
-  let input = first.rest;
-  let initialized: InitializeRequestWire | undefined;
-  const message = parseMessage(first.line);
-  if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
-    initialized = message.params as unknown as InitializeRequestWire;
-    const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
-    await writeFrame(JSON.stringify(response));
-  } else if (first.line !== undefined) {
-    input = prepend(first.line + "\n", first.rest);
+  if (options.help || options.version) {
+    await writeFrame(options.help ? AGENT_HELP.trimEnd() : `dsh-agent ${AGENT_VERSION}`);
+    return 0;
   }
+  let input: ReadableStream<Uint8Array> = Deno.stdin.readable;
+  let initialized: InitializeRequestWire | undefined;
+  // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
+  async function takeFirstLine(): Promise<void> {
+    const first = await readFirstLine(Deno.stdin.readable);
+    input = first.rest;
+    const message = parseMessage(first.line);
+    if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
+      initialized = message.params as unknown as InitializeRequestWire;
+      const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
+      await writeFrame(JSON.stringify(response));
+    } else if (first.line !== undefined) {
+      input = prepend(first.line + "\n", first.rest);
+    }
+  }
+  // In a terminal nobody sends `initialize` right away: load first, so the banner shows.
+  const terminal = Deno.stdin.isTerminal();
+  if (!terminal) await takeFirstLine();
   guardStdout();
   const cwd = Deno.cwd();
   let config: AgentConfig | undefined;
+  let configFile: string | undefined;
   let base = cwd;
   let sessionsDir = "";
   let scripted: ModelAdapter | undefined;
@@ -193,6 +214,7 @@ export async function main(args: readonly string[]): Promise<number> {
     try {
       const loaded = await loadConfig(cwd, options.config);
       config = loaded.config;
+      configFile = loaded.file;
       base = loaded.file === undefined ? cwd : dirname(resolve(loaded.file));
       sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
       await Deno.mkdir(sessionsDir, { recursive: true });
@@ -205,6 +227,7 @@ export async function main(args: readonly string[]): Promise<number> {
     }
   }
   if (startupError !== undefined || config === undefined) {
+    if (terminal) await takeFirstLine();
     await serveStartupError(startupError, input);
     return 1;
   }
@@ -241,19 +264,36 @@ export async function main(args: readonly string[]): Promise<number> {
   try {
     ctx.on("tools/pre-execute", permissionGate(config, safety));
     // Tools load after the connection is up; session requests wait for them.
+    const loaded = config;
     const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
       loadBuiltins(ctx, {
-        config,
+        config: loaded,
         workspace: cwd,
-        roots: config.roots.map((root) => resolve(base, root)),
+        roots: loaded.roots.map((root) => resolve(base, root)),
         safety,
       })
-    );
+    ).then(async () => {
+      const { startConfigPlugins } = await import("./_plugins.ts");
+      await startConfigPlugins(ctx, loaded.plugins, base);
+      if (options.logLevel === "debug" || options.logLevel === "info") {
+        Deno.stderr.writeSync(new TextEncoder().encode(bannerLine({
+          model,
+          sandbox: loaded.sandbox !== "auto"
+            ? loaded.sandbox
+            : safety.bashSandboxed
+            ? "workspace-write"
+            : "none (bash asks)",
+          configFile,
+          tools: ctx.tools.list().length,
+        })));
+      }
+    });
     ready.catch((error) => {
       if (ctx.fiber.state !== "disposed") {
         ctx.logger.error("Cannot load the tools", { error: String(error) });
       }
     });
+    if (terminal) await takeFirstLine();
     const server = createAcpServer(ctx, {
       ready,
       createAdapter,

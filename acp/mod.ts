@@ -72,6 +72,16 @@ export type {
 } from "./config.ts";
 export { AGENT_ENV_VARS, envFlag, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";
+export { configJsonSchema } from "./config.ts";
+export type { JsonSchema } from "./config.ts";
+export {
+  checkPluginPermissions,
+  mergePluginPermissions,
+  missingPermissions,
+  probePluginPermissions,
+  resolvePlugins,
+} from "./plugin_permissions.ts";
+export type { PluginPermissions, ResolvedPlugin } from "./plugin_permissions.ts";
 export { loadScriptModel, scriptEntries } from "./script_model.ts";
 export type { ScriptEntry } from "./script_model.ts";
 export { createDemoModel, DEMO_FILE } from "./demo_model.ts";

@@ -10,6 +10,7 @@
 import type { AgentConfig } from "./config.ts";
 import { netHost } from "./_model_endpoint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
+import type { PluginPermissions } from "./plugin_permissions.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -27,6 +28,8 @@ export interface PermissionFlagsOptions {
   readonly modelBaseUrl?: string;
   /** The Deno executable (allowed to run, for Code Mode). @default {Deno.execPath()} */
   readonly denoPath?: string;
+  /** What the config's plugins declare (`export const permissions`), added as is. @default {{}} */
+  readonly plugins?: PluginPermissions;
 }
 
 /** The environment variables the agent reads. */
@@ -61,10 +64,12 @@ export const AGENT_ENV_VARS: readonly string[] = [
  * envFlag(DEFAULT_CONFIG); // "--allow-env"
  * ```
  */
-export function envFlag(config: AgentConfig): string {
+export function envFlag(config: AgentConfig, extra: readonly string[] = []): string {
   const { inherit = "all", include = [] } = config.env;
   if (inherit === "all" || include.some((name) => /[*?]/.test(name))) return "--allow-env";
-  return `--allow-env=${unique([...AGENT_ENV_VARS, ...CORE_ENV_VARS, ...include]).join(",")}`;
+  return `--allow-env=${
+    unique([...AGENT_ENV_VARS, ...CORE_ENV_VARS, ...include, ...extra]).join(",")
+  }`;
 }
 
 function unique(values: readonly string[]): string[] {
@@ -97,8 +102,9 @@ function unique(values: readonly string[]): string[] {
 export function permissionFlags(config: AgentConfig, options: PermissionFlagsOptions): string[] {
   const { roots, sessionsDir, readOnly = [], tmpDir = "/tmp", useDeepSeek } = options;
   const denoPath = options.denoPath ?? Deno.execPath();
-  const writable = unique([...roots, sessionsDir, tmpDir]);
-  const readable = unique([...writable, ...readOnly]);
+  const plugins = options.plugins ?? {};
+  const writable = unique([...roots, sessionsDir, tmpDir, ...plugins.write ?? []]);
+  const readable = unique([...writable, ...readOnly, ...plugins.read ?? []]);
   const run = unique([
     "bash",
     "sh",
@@ -112,17 +118,19 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     denoPath,
     ...Object.values(config.mcpServers).flatMap((s) => "command" in s ? [s.command] : []),
     ...config.allowRun,
+    ...plugins.run ?? [],
   ]);
   const hosts = unique([
     // Exactly the endpoint's host:port (443 or 80 when the URL names no port).
     ...(useDeepSeek ? [netHost(options.modelBaseUrl ?? config.model.baseUrl)] : []),
     ...Object.values(config.mcpServers).flatMap((s) => "url" in s ? [new URL(s.url).host] : []),
+    ...plugins.net ?? [],
   ]);
   const flags = [
     `--allow-read=${readable.join(",")}`,
     `--allow-write=${writable.join(",")}`,
     `--allow-run=${run.join(",")}`,
-    envFlag(config),
+    envFlag(config, plugins.env ?? []),
   ];
   if (hosts.length > 0) flags.push(`--allow-net=${hosts.join(",")}`);
   return flags;

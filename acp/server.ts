@@ -284,6 +284,19 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
   ctx.on("tool/output", (out: { sessionId: string; callId: string; chunk: string }) => {
     sessions.get(out.sessionId)?.view.output(out.callId, out.chunk);
   });
+  // A message for the user outside any tool (a plugin reload): every open session gets it as
+  // agent text; with none open, the next prompt sends it first.
+  const notices: string[] = [];
+  function notice(sessionId: string, text: string): void {
+    sender(sessionId)({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `\n[dsh] ${text}\n` },
+    });
+  }
+  ctx.on("acp/notice", (text: string) => {
+    if (sessions.size === 0) notices.push(text);
+    for (const sessionId of sessions.keys()) notice(sessionId, text);
+  });
 
   function checkCwd(
     cwd: string,
@@ -404,14 +417,15 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
           `Cannot prompt session "${params.sessionId}": a turn is already running`,
         );
       }
+      for (const text of notices.splice(0)) notice(params.sessionId, text);
       const turn = new AbortController();
       live.turn = turn;
-      const notice = live.noticed ? undefined : options.notice?.();
-      if (notice !== undefined) {
+      const safetyNotice = live.noticed ? undefined : options.notice?.();
+      if (safetyNotice !== undefined) {
         live.noticed = true;
         sender(params.sessionId)({
           sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: `${notice}\n\n` },
+          content: { type: "text", text: `${safetyNotice}\n\n` },
         });
       }
       try {

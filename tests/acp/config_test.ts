@@ -1,6 +1,9 @@
 import { deepEqual, equal, rejects, throws } from "node:assert/strict";
 import { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../acp/config.ts";
 import { tempDir } from "../_helpers.ts";
+import { configJsonSchema } from "../../acp/config.ts";
+import { CONFIG_SCHEMA_FILE, configSchemaText } from "../../acp/_config_schema_file.ts";
+import { Ajv } from "ajv";
 
 Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
   const config = parseConfig(
@@ -15,6 +18,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       "sessionsDir": "logs",
       "roots": ["/extra"],
       "allowRun": ["npx"],
+      "plugins": ["./tools/word_count.ts", "npm:dsh-plugin@1.0.0", "jsr:@me/tool"],
     }`,
     "dsh.jsonc",
   );
@@ -35,6 +39,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     sessionsDir: "logs",
     roots: ["/extra"],
     allowRun: ["npx"],
+    plugins: ["./tools/word_count.ts", "npm:dsh-plugin@1.0.0", "jsr:@me/tool"],
   });
 });
 
@@ -180,7 +185,10 @@ Deno.test("parseConfig() reads the safety keys: sandbox levels, hiddenPaths, env
     message:
       `Cannot read config "c": "sandbox" must be one of "auto", "read-only", "workspace-write", "danger-full-access", "off": received "none"`,
   });
-  throws(() => parseConfig('{"hiddenPaths": ["rel/path"]}', "c"), /"hiddenPaths" must be an array/);
+  throws(
+    () => parseConfig('{"hiddenPaths": ["rel/path"]}', "c"),
+    /"hiddenPaths\[0\]" must be an absolute or "~\/" path/,
+  );
   throws(() => parseConfig('{"env": {"inherit": "most"}}', "c"), {
     message:
       `Cannot read config "c": "env.inherit" must be one of "all", "core", "none": received "most"`,
@@ -192,4 +200,62 @@ Deno.test("decide() matches tool prefixes ending in *", () => {
   const config = parseConfig('{"permissions": [{"tool": "mcp__*", "decision": "ask"}]}', "c");
   equal(decide(config, "mcp__everything__echo", {}).decision, "ask");
   equal(decide(config, "bash", {}).decision, "allow");
+});
+
+Deno.test("parseConfig() rejects unknown nested keys and bad plugin specifiers", () => {
+  rejectsConfig(
+    '{"model": {"modle": "x"}}',
+    'unknown key "model.modle": expected one of provider, model, baseUrl, thinking, reasoningEffort',
+  );
+  rejectsConfig(
+    '{"permissions": [{"tool": "bash", "decison": "deny"}]}',
+    'unknown key "permissions[0].decison": expected one of tool, decision, pattern, arg, reason',
+  );
+  rejectsConfig(
+    '{"plugins": ["tools/x.ts"]}',
+    '"plugins[0]" must be a path starting with "./", "../" or "/", or a file:, npm: or jsr: specifier: received "tools/x.ts"',
+  );
+  rejectsConfig(
+    '{"plugins": "./x.ts"}',
+    '"plugins" must be an array of strings: received "./x.ts"',
+  );
+});
+
+Deno.test("dsh.schema.json is the committed output of `deno task schema`", async () => {
+  const committed = await Deno.readTextFile(CONFIG_SCHEMA_FILE);
+  equal(committed, configSchemaText(), "run `deno task schema` and commit dsh.schema.json");
+});
+
+Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs", () => {
+  const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(
+    configJsonSchema(),
+  );
+  const valid = [
+    {},
+    { $schema: "https://jsr.io/@dsh/harness/0.1.0/dsh.schema.json", toolMode: "code" },
+    { model: { provider: "deepseek", model: "deepseek-chat", baseUrl: "http://127.0.0.1:9" } },
+    { permissions: [{ tool: "bash", decision: "deny", pattern: "^rm ", arg: "command" }] },
+    { mcpServers: { a: { command: "node", args: ["x"] }, b: { url: "https://h/mcp" } } },
+    { plugins: ["./a.ts", "../b.ts", "/c.ts", "npm:d", "jsr:@e/f"], roots: ["/x"] },
+  ];
+  const invalid = [
+    { toolMode: "fast" },
+    { extra: 1 },
+    { model: { baseUrl: "ftp://x" } },
+    { model: { unknown: 1 } },
+    { permissions: [{ decision: "maybe" }] },
+    { permissions: {} },
+    { sessionsDir: "" },
+    { roots: [1] },
+    { mcpServers: { a: {} } },
+    { plugins: ["x.ts"] },
+  ];
+  for (const config of valid) {
+    equal(validate(config), true, JSON.stringify([config, validate.errors]));
+    parseConfig(JSON.stringify(config), "c");
+  }
+  for (const config of invalid) {
+    equal(validate(config), false, JSON.stringify(config));
+    throws(() => parseConfig(JSON.stringify(config), "c"), SyntaxError, JSON.stringify(config));
+  }
 });

@@ -36,7 +36,7 @@ Deno.test("parseAgentArgs() reads flags and rejects bad values", () => {
   throws(() => parseAgentArgs(["--nope"]), {
     name: "TypeError",
     message:
-      "Cannot start the agent: unknown option '--nope': expected --config <value>, --script <value>, --sessions-dir <value>, --flush-ms <value>, --log-level <value>; received [\"--nope\"]",
+      "Cannot start the agent: unknown option '--nope': expected --config <value>, --script <value>, --sessions-dir <value>, --flush-ms <value>, --log-level <value>, --help, --version; received [\"--nope\"]",
   });
 });
 

@@ -1,0 +1,62 @@
+/**
+ * The agent binary's `--help` text, version and one-line start-up banner.
+ *
+ * @module
+ */
+
+/** The package version (a test keeps it equal to deno.json's). */
+export const AGENT_VERSION = "0.1.0";
+
+/** `agent --help`. */
+export const AGENT_HELP: string =
+  `dsh-agent ${AGENT_VERSION}: the dsh ACP agent (Agent Client Protocol over stdio)
+
+An editor (Zed, …) starts this program and speaks JSON-RPC on its stdin/stdout; logs go to stderr.
+
+Usage:
+  deno task agent [options]          run under the profile computed from dsh.jsonc (recommended)
+  deno run <flags> acp/main.ts [options]
+
+Options:
+  --config <file>        the configuration (default: ./dsh.jsonc if it exists)
+  --script <file.json>   answer with a scripted model instead of DeepSeek or the demo model
+  --sessions-dir <dir>   where session logs go (default: the config's "sessionsDir")
+  --flush-ms <n>         coalescing window for streamed text and terminal output (default: 50)
+  --log-level <level>    debug, info, warn or error (default: $DSH_LOG_LEVEL or info)
+  -h, --help             print this help and exit
+  -V, --version          print the version and exit
+
+Environment:
+  DEEPSEEK_API_KEY       talk to DeepSeek (without it the agent explains how to set it;
+                         "deno task demo" runs the offline scripted tour)
+  DEEPSEEK_BASE_URL      override "model.baseUrl"
+  DEEPSEEK_MODEL         override "model.model"
+  DSH_LOG_LEVEL          the default --log-level
+
+dsh.jsonc keys (JSON Schema: dsh.schema.json): model, toolMode, permissions, defaultDecision,
+sandbox, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, plugins.
+`;
+
+/** What the banner shows. */
+export interface BannerInfo {
+  /** The model id (`demo`, `scripted`, or the DeepSeek model). */
+  readonly model: string;
+  /** The sandbox level. */
+  readonly sandbox: string;
+  /** The config file, or `undefined` for defaults. */
+  readonly configFile: string | undefined;
+  /** How many tools the model can see. */
+  readonly tools: number;
+}
+
+/**
+ * The one-line start-up banner (stderr).
+ *
+ * @param info Model, sandbox, config file and tool count.
+ * @returns The line, with a newline.
+ */
+export function bannerLine(info: BannerInfo): string {
+  return `[dsh] dsh-agent ${AGENT_VERSION} · model ${info.model} · sandbox ${info.sandbox} · config ${
+    info.configFile ?? "(none: defaults)"
+  } · ${info.tools} tool${info.tools === 1 ? "" : "s"} · ACP on stdio\n`;
+}

@@ -1,0 +1,259 @@
+/**
+ * The agent's half of `dsh.jsonc` plugins: load each listed module with `ctx.plugin`, watch the
+ * local files and hot-reload them on save (core/reload.ts). A running call finishes on the version
+ * it started with; the next call uses the new one. A broken edit — a type error (`deno check`), a
+ * syntax or import error, a missing `apply`, or an `apply` that throws — keeps the previous
+ * version and is reported to the user (stderr and a message in every open session).
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import type { Context, Fiber, Plugin } from "../core/mod.ts";
+import { reloadPlugin } from "../core/reload.ts";
+import { errorMessage } from "../core/error_message.ts";
+import { missingPermissions, type ResolvedPlugin, resolvePlugins } from "./plugin_permissions.ts";
+
+/** Options of {@linkcode loadConfigPlugins}. */
+export interface ConfigPluginsOptions {
+  /** The resolved `plugins` entries. */
+  readonly plugins: readonly ResolvedPlugin[];
+  /** Shows a message to the user (the ACP sessions). */
+  readonly notify: (text: string) => void;
+  /** Watch local plugin files and reload them on change. @default {true} */
+  readonly watch?: boolean;
+  /** Quiet period after the last change before reloading, in ms. @default {100} */
+  readonly debounceMs?: number;
+  /** Type-check an edited `.ts` plugin (`deno check`) before reloading it. @default {true} */
+  readonly typeCheck?: boolean;
+  /** The config file `deno check` resolves `@dsh/harness` with. @default {undefined} */
+  readonly configFile?: string;
+}
+
+/** The loaded plugins. */
+export interface ConfigPlugins extends AsyncDisposable {
+  /** Resolves when every plugin has been tried once (a failed one is reported, not thrown). */
+  readonly ready: Promise<void>;
+}
+
+interface Slot {
+  readonly plugin: ResolvedPlugin;
+  fiber: Fiber | undefined;
+  module: Plugin | undefined;
+  version: number;
+  lastText: string | undefined;
+  queue: Promise<void>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+const MODULE_FILE = /\.(m?[jt]sx?)$/;
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+async function typeCheck(path: string, configFile: string | undefined): Promise<void> {
+  if (!/\.(m?ts|tsx)$/.test(path)) return;
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "check",
+        "--quiet",
+        ...(configFile !== undefined ? ["--config", configFile] : []),
+        path,
+      ],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch {
+    return; // No deno to run: the import below still catches syntax errors.
+  }
+  if (output.success) return;
+  const text = new TextDecoder().decode(output.stderr).trim();
+  throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
+}
+
+/**
+ * Loads the config's plugins into `ctx` and (for local files) reloads them on save.
+ *
+ * @param ctx The harness context (plugins become its children).
+ * @param options The plugins, the user channel and the watch settings.
+ * @returns The handle; dispose it to stop watching (the fibers go with `ctx`).
+ */
+export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): ConfigPlugins {
+  const { notify, watch = true, debounceMs = 100, configFile } = options;
+  const logger = ctx.logger;
+  const slots = options.plugins.map((plugin): Slot => ({
+    plugin,
+    fiber: undefined,
+    module: undefined,
+    version: 0,
+    lastText: undefined,
+    queue: Promise.resolve(),
+    timer: undefined,
+  }));
+
+  function report(slot: Slot, error: unknown, initial: boolean): void {
+    const what = JSON.stringify(slot.plugin.specifier);
+    const text = initial
+      ? `Cannot load plugin ${what}: ${errorMessage(error)}`
+      : `Cannot reload plugin ${what}, keeping ${
+        slot.module === undefined ? "it unloaded" : "the previous version"
+      }: ${errorMessage(error)}`;
+    logger.error(text);
+    notify(text);
+  }
+
+  async function load(slot: Slot, initial: boolean): Promise<void> {
+    const { plugin } = slot;
+    if (plugin.path !== undefined) {
+      const text = await Deno.readTextFile(plugin.path).catch((error) => {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
+      });
+      if (!initial && text === slot.lastText) return; // touched, not changed
+      slot.lastText = text;
+      if (!initial && options.typeCheck !== false) await typeCheck(plugin.path, configFile);
+    }
+    const version = ++slot.version;
+    let fiber: Fiber;
+    let module: Plugin;
+    if (plugin.path === undefined) {
+      module = await import(plugin.url) as Plugin;
+      if (typeof module.apply !== "function") {
+        throw new TypeError(
+          "the module has no apply() export (a plugin exports name, inject and apply)",
+        );
+      }
+      fiber = ctx.plugin(module);
+      await fiber.ready;
+    } else {
+      // Imports `<url>?v=<version>`; an import error leaves the previous fiber untouched.
+      fiber = await reloadPlugin(ctx, plugin.url, {
+        version,
+        ...(slot.fiber !== undefined ? { previous: slot.fiber } : {}),
+      });
+      const url = new URL(plugin.url);
+      url.searchParams.set("v", String(version));
+      module = await import(url.href) as Plugin; // the same, cached namespace
+    }
+    if (fiber.state === "failed") {
+      const error = fiber.error;
+      await fiber.dispose();
+      // apply() threw: the previous version was already disposed, so apply it again.
+      slot.fiber = slot.module === undefined ? undefined : ctx.plugin(slot.module);
+      await slot.fiber?.ready;
+      throw error;
+    }
+    slot.fiber = fiber;
+    slot.module = module;
+    const missing = missingPermissions(
+      (module as { permissions?: Record<string, readonly string[]> }).permissions ?? {},
+    );
+    if (missing.length > 0) {
+      const text = `Plugin ${
+        JSON.stringify(plugin.specifier)
+      } declares permissions the agent was not started with (${
+        missing.join(", ")
+      }): restart the agent to grant them`;
+      logger.warn(text);
+      notify(text);
+    }
+    if (!initial) {
+      logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
+      notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
+    }
+  }
+
+  function attempt(slot: Slot, initial: boolean): Promise<void> {
+    slot.queue = slot.queue.then(() => load(slot, initial)).catch((error) => {
+      if (ctx.fiber.state === "disposed") return;
+      // A newer save is already waiting (the file was caught mid-write): judge that one instead.
+      if (slot.timer !== undefined) {
+        logger.debug(
+          `Skipped a failed reload of ${slot.plugin.specifier}: a newer save is pending`,
+        );
+        return;
+      }
+      report(slot, error, initial);
+    });
+    return slot.queue;
+  }
+
+  const ready = Promise.all(slots.map((slot) => attempt(slot, true))).then(() => {});
+
+  const local = slots.filter((s) => s.plugin.path !== undefined && MODULE_FILE.test(s.plugin.path));
+  let watcher: Deno.FsWatcher | undefined;
+  // Folders, not files: editors save by renaming a new file over the old one. A missing folder is
+  // reported by the load above; it is not watched.
+  const folders = [...new Set(local.map((s) => dirname(s.plugin.path!)))].filter(isDirectory);
+  if (watch && folders.length > 0) {
+    try {
+      watcher = Deno.watchFs(folders, { recursive: false });
+    } catch (error) {
+      logger.warn("Cannot watch the plugin folders: edits need an agent restart", {
+        error: errorMessage(error),
+      });
+    }
+  }
+  if (watcher !== undefined) {
+    const byPath = new Map(local.map((s) => [s.plugin.path!, s]));
+    const current = watcher;
+    (async () => {
+      for await (const event of current) {
+        if (event.kind === "access" || event.kind === "remove") continue;
+        for (const path of event.paths) {
+          const slot = byPath.get(path);
+          if (slot === undefined) continue;
+          clearTimeout(slot.timer);
+          slot.timer = setTimeout(() => {
+            slot.timer = undefined;
+            void attempt(slot, false);
+          }, debounceMs);
+        }
+      }
+    })().catch((error) => logger.warn("Plugin watcher stopped", { error: errorMessage(error) }));
+  }
+
+  return {
+    ready,
+    async [Symbol.asyncDispose]() {
+      watcher?.close();
+      for (const slot of slots) clearTimeout(slot.timer);
+      await Promise.all(slots.map((s) => s.queue));
+    },
+  };
+}
+
+/**
+ * Loads the `plugins` of `dsh.jsonc` into the agent: messages go to the ACP sessions through the
+ * `acp/notice` event, and watching stops with `ctx`.
+ *
+ * @param ctx The harness context.
+ * @param specifiers The config's `plugins`.
+ * @param base The config file's folder.
+ * @returns Resolves once every plugin has been tried.
+ */
+export async function startConfigPlugins(
+  ctx: Context,
+  specifiers: readonly string[],
+  base: string,
+): Promise<void> {
+  if (specifiers.length === 0) return;
+  const url = new URL("../deno.json", import.meta.url);
+  const handle = loadConfigPlugins(ctx, {
+    plugins: resolvePlugins(specifiers, base),
+    notify: (text) => ctx.emit("acp/notice", text),
+    ...(url.protocol === "file:" ? { configFile: url.pathname } : {}),
+  });
+  ctx.effect(() => async () => {
+    await handle[Symbol.asyncDispose]();
+  });
+  await handle.ready;
+}
