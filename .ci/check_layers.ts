@@ -372,5 +372,11 @@ async function main(args: readonly string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    console.error(`error: ${error.message}`);
+    Deno.exit(2);
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * Checks the size budgets of product code (see `.ci/_source_files.ts` for what counts as product).
  *
- * Usage: `deno run --allow-read .ci/check_sizes.ts [--off=<rules>] [--only=<rules>] [--list]`
+ * Usage: `deno run --allow-read .ci/check_sizes.ts [--off=<rules>] [--only=<rules>] [--top=<n>] [--list]`
+ * (`--top=<n>` also lists the n longest functions, whatever their size).
  *
  * Named rules (each can be switched off with `--off=`):
  *
@@ -106,7 +107,14 @@ async function main(args: readonly string[]): Promise<number> {
     console.log(RULES.join("\n"));
     return 0;
   }
-  const enabled = enabledRules(args, RULES);
+  const topArg = args.find((arg) => arg.startsWith("--top="));
+  const top = topArg === undefined ? 0 : Number(topArg.slice("--top=".length));
+  if (!Number.isInteger(top) || top < 0) {
+    throw new RangeError(
+      `Cannot parse ${JSON.stringify(topArg)}: expected --top=<a non-negative integer>`,
+    );
+  }
+  const enabled = enabledRules(args.filter((arg) => arg !== topArg), RULES);
   const files = (await listSourceFiles()).filter((f) => f.area === "product");
   const functions: FunctionSize[] = [];
   const fileLines = new Map<string, number>();
@@ -159,6 +167,12 @@ async function main(args: readonly string[]): Promise<number> {
   const folders = [...folderLines].sort((a, b) => b[1] - a[1]).map(([folder, n]) =>
     `${folder === "" ? "(root)" : folder + "/"} ${n}`
   );
+  if (top > 0) {
+    console.log(`\nlongest ${top} functions (any size):`);
+    for (const f of [...functions].sort((a, b) => b.lines - a.lines).slice(0, top)) {
+      console.log(`  ${String(f.lines).padStart(4)}  ${f.file}:${f.line} ${f.name}`);
+    }
+  }
   console.log(
     `\ncheck_sizes: ${files.length} files, ${functions.length} functions, ${failures} violation(s)\n` +
       `${counts.join("\n")}\nfolder totals: ${folders.join(", ")}`,
@@ -166,4 +180,12 @@ async function main(args: readonly string[]): Promise<number> {
   return failures === 0 ? 0 : 1;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+    console.error(`error: ${error.message}`);
+    Deno.exit(2);
+  }
+}
