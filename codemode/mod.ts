@@ -52,5 +52,5 @@ export type {
 } from "./runtime.ts";
 export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk, RUN_CODE_TOOL_NAME } from "./sdk.ts";
 export type { SdkTool } from "./sdk.ts";
-export { sandboxFlags, subprocessRuntime } from "./subprocess_runtime.ts";
+export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_runtime.ts";
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";
