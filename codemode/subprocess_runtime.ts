@@ -27,7 +27,7 @@ import {
   resolveCodeRunLimits,
 } from "./runtime.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { sandboxBootstrapSource, SANDBOX_LOADER } from "./_sandbox_main.ts";
+import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -44,7 +44,7 @@ const PROCESS_OVERHEAD_MB = 256;
 const LIMIT_SCRIPT = [
   "ulimit -c 0 2>/dev/null",
   'ulimit -d "$1" || { echo "dsh: cannot limit the Code Mode sandbox memory" >&2; exit 125; }',
-  'exe=$2; dir=$3; shift 3',
+  "exe=$2; dir=$3; shift 3",
   'if [ -n "$dir" ] && ln -- "$exe" "$dir/deno" 2>/dev/null; then exe=$dir/deno; fi',
   'exec "$exe" "$@"',
 ].join("\n");
