@@ -78,8 +78,10 @@ const MAX_SYMLINK_HOPS = 40;
  * create) are appended as they are.
  *
  * @param path An absolute, lexically normalized path.
- * @returns The real target path, or `undefined` when it cannot be known (a loop, a component
- *   that cannot be inspected): callers must then treat the path as outside any root.
+ * Components the agent may not inspect (Deno permissions) are taken as plain directories.
+ *
+ * @returns The real target path, or `undefined` when it cannot be known (a symlink loop, an
+ *   unreadable link): callers must then treat the path as outside any root.
  */
 export async function resolveTarget(path: string): Promise<string | undefined> {
   const todo = path.split("/").filter((part) => part !== "" && part !== ".");
@@ -108,7 +110,10 @@ export async function resolveTarget(path: string): Promise<string | undefined> {
         resolved = next;
         continue;
       }
-      return undefined;
+      // Not inspectable under the agent's Deno permissions (an ancestor of the workspace, a
+      // path outside it): taken as a plain directory. The agent cannot create links there.
+      resolved = next;
+      continue;
     }
     if (!info.isSymlink) {
       resolved = next;

@@ -64,7 +64,7 @@ export {
 export type { EditArgs } from "./fs_edit.ts";
 export { FS_OBSERVED_EVENT, fsPlugin } from "./fs_plugin.ts";
 export type { FsPluginConfig } from "./fs_plugin.ts";
-export { readBeforeEditPlugin, readBeforeEditReason } from "./read_before_edit.ts";
+export { readBeforeEditPlugin, readBeforeEditReason, staleFileReason } from "./read_before_edit.ts";
 export type { ReadBeforeEditConfig } from "./read_before_edit.ts";
 export { outsideWorkspaceReason, workspacePolicyPlugin } from "./workspace_policy.ts";
 export type { WorkspacePolicyConfig } from "./workspace_policy.ts";
