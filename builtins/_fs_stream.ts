@@ -7,19 +7,12 @@
 import { describeFsError } from "./_fs_errors.ts";
 import type { Executor } from "./executor.ts";
 import { LocalExecutor } from "./executor.ts";
+import type { FileVersion } from "./fs_read.ts";
+
+export type { FileVersion };
 
 /** Files up to this size get a content hash in their version; larger ones size and mtime only. */
 export const HASH_MAX_BYTES = 64 * 1024 * 1024;
-
-/** What a session saw of a file: compared before a write or edit. */
-export interface FileVersion {
-  /** Size in bytes. */
-  readonly size: number;
-  /** Modification time in ms, when known. */
-  readonly mtimeMs: number | null;
-  /** A content hash (hex), for files up to {@linkcode HASH_MAX_BYTES}. */
-  readonly hash?: string;
-}
 
 /** An executor that can stream a file (optional; others fall back to `readFile`). */
 export interface StreamingExecutor extends Executor {

@@ -15,7 +15,7 @@ import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
-import { ContentHash, type FileVersion, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
+import { ContentHash, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
 
 /** Most lines per call (also the default `limit`). */
 export const READ_MAX_LINES = 2000;
@@ -34,6 +34,16 @@ export interface ReadArgs {
   readonly offset?: number;
   /** How many lines. */
   readonly limit?: number;
+}
+
+/** What a session saw of a file: compared before a write or edit. */
+export interface FileVersion {
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time in ms, when known. */
+  readonly mtimeMs: number | null;
+  /** A content hash (hex), for files up to 64 MiB. */
+  readonly hash?: string;
 }
 
 /** What an fs tool reports after it saw a file's content (`fs/observed`). */

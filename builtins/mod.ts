@@ -45,7 +45,7 @@ export {
   reportObserved,
   splitLines,
 } from "./fs_read.ts";
-export type { FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
+export type { FileVersion, FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
 export {
   createWriteTool,
   metaDiffs,
