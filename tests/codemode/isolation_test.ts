@@ -56,6 +56,12 @@ const inWorker = await startWorker(\`
     out.cache = "WROTE";
   } catch (e) { out.cache = e.name; }
   try { localStorage.setItem("dsh-attack", "1"); out.local = "WROTE"; } catch (e) { out.local = e.name; }
+  const nested = new Worker("data:application/javascript," + encodeURIComponent(
+    "caches.open('dsh-nested').then((c) => c.put('http://n/', new Response('x')))" +
+      ".then(() => postMessage('WROTE'), (e) => postMessage(e.name));",
+  ), { type: "module" });
+  out.nested = await new Promise((resolve) => { nested.onmessage = (e) => resolve(e.data); });
+  nested.terminate();
   postMessage(out);
 \`);
 let main;
@@ -64,13 +70,15 @@ return { inWorker, main, exec: Deno.execPath() };`,
     callTool: echo,
   });
   const value = write.value as {
-    inWorker: { cache: string; local: string; types: string[] };
+    inWorker: { cache: string; local: string; nested: string; types: string[] };
     main: string;
     exec: string;
   };
   equal(write.error, undefined);
   ok(value.inWorker.cache !== "WROTE", "the Worker stored 32 MB in the Cache API");
   ok(value.inWorker.local !== "WROTE", "the Worker stored into localStorage");
+  equal(typeof value.inWorker.nested, "string");
+  ok(value.inWorker.nested !== "WROTE", "a nested Worker stored into the Cache API");
   ok(value.main !== "WROTE", "the program stored into localStorage");
   equal(value.inWorker.types[2], "undefined");
   equal(value.inWorker.types[3], "undefined");
