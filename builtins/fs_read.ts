@@ -297,6 +297,13 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
           `Cannot read "${path}": it is a directory; list it with bash (ls) instead`,
         );
       }
+      if (!info.isFile) {
+        // A device or a FIFO could block or never end.
+        throw new HarnessError(
+          "NOT_A_FILE",
+          `Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
+        );
+      }
       const offset = args.offset ?? 1;
       const limit = args.limit ?? READ_MAX_LINES;
       const scan = await scanFile(executor, path, info.size, offset, limit, exec.signal);

@@ -97,3 +97,17 @@ Deno.test("read sniffs only the first 8 KiB: later invalid bytes read as U+FFFD"
     `Error: Cannot read "${dir.path}/early.txt": it is a binary file (4 bytes); read returns text only`,
   );
 });
+
+Deno.test({
+  name: "read refuses devices and FIFOs instead of blocking or reading forever",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using ctx = await fsHarness();
+    for (const path of ["/dev/zero", "/dev/urandom"]) {
+      equal(
+        text(await ctx.call("read", { file_path: path })),
+        `Error: Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
+      );
+    }
+  },
+});
