@@ -11,7 +11,8 @@ import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import { decodeText, type FsToolOptions, reportObserved } from "./fs_read.ts";
-import { type FsMutationMeta, metaDiffs } from "./fs_write.ts";
+import { DIFF_MAX_BYTES, type FsMutationMeta, metaDiffs } from "./fs_write.ts";
+import { versionOf } from "./_fs_stream.ts";
 
 /** The arguments of `edit`. */
 export interface EditArgs {
@@ -163,6 +164,12 @@ export function createEditTool(options: FsToolOptions): DefinedTool<typeof EDIT_
       if (!info.isFile) {
         throw new HarnessError("IS_DIRECTORY", `Cannot edit "${path}": not a regular file`);
       }
+      if (info.size > DIFF_MAX_BYTES) {
+        throw new HarnessError(
+          "FILE_TOO_LARGE",
+          `Cannot edit "${path}": it has ${info.size} bytes, more than edit handles (${DIFF_MAX_BYTES}); change it with bash instead`,
+        );
+      }
       const before = decodeText(path, await executor.readFile(path));
       const count = countOccurrences(before, args.old_string);
       const all = args.replace_all === true;
@@ -180,8 +187,10 @@ export function createEditTool(options: FsToolOptions): DefinedTool<typeof EDIT_
         ? before.split(args.old_string).join(args.new_string)
         : before.slice(0, at) + args.new_string + before.slice(at + args.old_string.length);
       exec.signal.throwIfAborted();
-      await executor.writeFile(path, after);
-      reportObserved(options, exec, path);
+      const bytes = new TextEncoder().encode(after);
+      await executor.writeFile(path, bytes);
+      const written = await executor.stat(path).catch(() => undefined);
+      reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
       const meta: FsMutationMeta = {
         path,
         operation: "update",

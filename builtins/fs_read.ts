@@ -1,7 +1,11 @@
 /**
  * The `read` tool: a line-numbered window of a text file, with caps per line and per call that
  * say when they cut. Binary files are refused. A successful read reports the file as observed
- * (the read-before-edit policy listens).
+ * (the read-before-edit policy listens), with the version it saw.
+ *
+ * The file is streamed: memory stays bounded whatever its size (the window, at most 50 KiB of
+ * text plus one line, is all that is kept). Binary detection looks at the first 8 KiB only (a
+ * NUL byte or invalid UTF-8 there); later invalid bytes read as U+FFFD.
  *
  * @module
  */
@@ -11,6 +15,7 @@ import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
+import { ContentHash, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
 
 /** Most lines per call (also the default `limit`). */
 export const READ_MAX_LINES = 2000;
@@ -18,6 +23,8 @@ export const READ_MAX_LINES = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
 /** Most bytes of line text per call. */
 export const READ_MAX_BYTES = 50 * 1024;
+/** Bytes at the start of a file that binary detection looks at. */
+export const READ_SNIFF_BYTES = 8192;
 
 /** The arguments of `read`. */
 export interface ReadArgs {
@@ -29,6 +36,16 @@ export interface ReadArgs {
   readonly limit?: number;
 }
 
+/** What a session saw of a file: compared before a write or edit. */
+export interface FileVersion {
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time in ms, when known. */
+  readonly mtimeMs: number | null;
+  /** A content hash (hex), for files up to 64 MiB. */
+  readonly hash?: string;
+}
+
 /** What an fs tool reports after it saw a file's content (`fs/observed`). */
 export interface FsObservation {
   /** The session, or `""` without an agent. */
@@ -37,6 +54,8 @@ export interface FsObservation {
   readonly path: string;
   /** Which tool saw it. */
   readonly tool: string;
+  /** The content it saw (size, mtime, hash), for the stale-write check. */
+  readonly version?: FileVersion;
 }
 
 /** Options shared by the fs tools. */
@@ -109,15 +128,37 @@ export function formatReadWindow(
   offset: number,
   limit: number,
 ): { text: string; last: number } {
+  const window = lines.slice(offset - 1, offset - 1 + limit).map((text) => ({
+    text,
+    chars: text.length,
+  }));
+  return formatWindowRows(path, window, offset, limit, lines.length);
+}
+
+/** One line of a window: its text (possibly already cut) and its full length in characters. */
+interface WindowLine {
+  readonly text: string;
+  readonly chars: number;
+}
+
+function formatWindowRows(
+  path: string,
+  window: readonly WindowLine[],
+  offset: number,
+  limit: number,
+  total: number,
+): { text: string; last: number } {
   const rows: string[] = [];
   let bytes = 0;
   let capped = false;
   let last = offset - 1;
   const encoder = new TextEncoder();
-  for (let n = offset; n <= lines.length && n < offset + limit; n++) {
-    let line = lines[n - 1] ?? "";
-    if (line.length > READ_MAX_LINE_CHARS) {
-      line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${line.length} characters]`;
+  for (let i = 0; i < window.length && i < limit; i++) {
+    const n = offset + i;
+    const { chars } = window[i]!;
+    let line = window[i]!.text;
+    if (chars > READ_MAX_LINE_CHARS) {
+      line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${chars} characters]`;
     }
     const row = `${n}: ${line}`;
     const size = encoder.encode(row).length + 1;
@@ -129,7 +170,6 @@ export function formatReadWindow(
     rows.push(row);
     last = n;
   }
-  const total = lines.length;
   let footer: string;
   if (total === 0) footer = "(End of file - total 0 lines)";
   else if (last >= total) footer = `(End of file - total ${total} lines)`;
@@ -187,7 +227,7 @@ export function decodeText(path: string, bytes: Uint8Array): string {
       "BINARY_FILE",
       `Cannot read "${path}": it is a binary file (${bytes.length} bytes); read returns text only`,
     );
-  if (bytes.subarray(0, 8192).includes(0)) throw refuse();
+  if (bytes.subarray(0, READ_SNIFF_BYTES).includes(0)) throw refuse();
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
@@ -201,9 +241,20 @@ export function decodeText(path: string, bytes: Uint8Array): string {
  * @param options The tool options.
  * @param exec The execution.
  * @param path The absolute path.
+ * @param version The content the tool saw or wrote.
  */
-export function reportObserved(options: FsToolOptions, exec: ToolExecution, path: string): void {
-  options.onObserved?.({ sessionId: exec.agent?.sessionId ?? "", path, tool: exec.name });
+export function reportObserved(
+  options: FsToolOptions,
+  exec: ToolExecution,
+  path: string,
+  version?: FileVersion,
+): void {
+  const sessionId = exec.agent?.sessionId ?? "";
+  options.onObserved?.(
+    version === undefined
+      ? { sessionId, path, tool: exec.name }
+      : { sessionId, path, tool: exec.name, version },
+  );
   try {
     exec.agent?.appendEvent("fs/observed", { path, tool: exec.name, callId: exec.callId });
   } catch { /* the agent is gone */ }
@@ -246,16 +297,135 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
           `Cannot read "${path}": it is a directory; list it with bash (ls) instead`,
         );
       }
-      const lines = splitLines(decodeText(path, await executor.readFile(path)));
-      const offset = args.offset ?? 1;
-      if (offset > Math.max(lines.length, 1)) {
-        throw new RangeError(
-          `Cannot read "${path}" from line ${offset}: the file has ${lines.length} lines`,
+      if (!info.isFile) {
+        // A device or a FIFO could block or never end.
+        throw new HarnessError(
+          "NOT_A_FILE",
+          `Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
         );
       }
-      const { text } = formatReadWindow(path, lines, offset, args.limit ?? READ_MAX_LINES);
-      reportObserved(options, exec, path);
+      const offset = args.offset ?? 1;
+      const limit = args.limit ?? READ_MAX_LINES;
+      const scan = await scanFile(executor, path, info.size, offset, limit, exec.signal);
+      if (offset > Math.max(scan.total, 1)) {
+        throw new RangeError(
+          `Cannot read "${path}" from line ${offset}: the file has ${scan.total} lines`,
+        );
+      }
+      const { text } = formatWindowRows(path, scan.window, offset, limit, scan.total);
+      const version: FileVersion = scan.hash === undefined
+        ? { size: scan.size, mtimeMs: info.mtimeMs }
+        : { size: scan.size, mtimeMs: info.mtimeMs, hash: scan.hash };
+      reportObserved(options, exec, path, version);
       return [{ type: "text", text }];
     },
   });
+}
+
+const ENCODER = new TextEncoder();
+
+/** The exact size of a formatted row (as `formatWindowRows` counts it). */
+function rowBytes(n: number, text: string, chars: number): number {
+  const shown = chars > READ_MAX_LINE_CHARS
+    ? `${text.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${chars} characters]`
+    : text;
+  return ENCODER.encode(`${n}: ${shown}`).length + 1;
+}
+
+interface Scan {
+  /** The window's lines (at most `limit`, and little past the 50 KiB cap). */
+  readonly window: WindowLine[];
+  /** Lines in the file. */
+  readonly total: number;
+  /** Bytes read. */
+  readonly size: number;
+  /** The content hash, for files up to HASH_MAX_BYTES. */
+  readonly hash: string | undefined;
+}
+
+/**
+ * Streams the file once: sniffs the first bytes for binary content, keeps the requested window
+ * (bounded by the line and byte caps), counts every line and hashes the content.
+ */
+async function scanFile(
+  executor: Executor,
+  path: string,
+  statSize: number,
+  offset: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<Scan> {
+  const refuse = () =>
+    new HarnessError(
+      "BINARY_FILE",
+      `Cannot read "${path}": it is a binary file (${statSize} bytes); read returns text only`,
+    );
+  const sniffer = new TextDecoder("utf-8", { fatal: true });
+  const decoder = new TextDecoder("utf-8");
+  const hash = new ContentHash();
+  const window: WindowLine[] = [];
+  const end = offset + limit; // first line past the window
+  let line = 1; // the line the next byte belongs to
+  let current = ""; // kept text of the current window line
+  let chars = 0; // its full length
+  let windowBytes = 0;
+  let full = false; // the byte cap is reached: keep no more text
+  let size = 0;
+  let lastByte = -1;
+  const chunks = readChunks(executor, path);
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      const { done, value: chunk } = await chunks.next();
+      if (done) break;
+      if (chunk.length === 0) continue;
+      if (size < READ_SNIFF_BYTES) {
+        const head = chunk.subarray(0, READ_SNIFF_BYTES - size);
+        if (head.includes(0)) throw refuse();
+        try {
+          sniffer.decode(head, { stream: true });
+        } catch {
+          throw refuse();
+        }
+      }
+      size += chunk.length;
+      if (size <= HASH_MAX_BYTES) hash.update(chunk);
+      lastByte = chunk[chunk.length - 1]!;
+      let start = 0;
+      while (start < chunk.length) {
+        const newline = chunk.indexOf(10, start);
+        const stop = newline < 0 ? chunk.length : newline;
+        if (line >= offset && line < end && !full) {
+          const piece = decoder.decode(chunk.subarray(start, stop), { stream: true });
+          chars += piece.length;
+          if (current.length <= READ_MAX_LINE_CHARS) {
+            current += piece.slice(0, READ_MAX_LINE_CHARS + 1 - current.length);
+          }
+        }
+        if (newline < 0) break;
+        if (line >= offset && line < end && !full) {
+          const tail = decoder.decode();
+          chars += tail.length;
+          current += tail.slice(0, Math.max(0, READ_MAX_LINE_CHARS + 1 - current.length));
+          window.push({ text: current, chars });
+          // Past the 50 KiB cap the formatter cuts anyway: keep one line beyond it, no more.
+          windowBytes += rowBytes(line, current, chars);
+          if (windowBytes > READ_MAX_BYTES) full = true;
+        }
+        current = "";
+        chars = 0;
+        line++;
+        start = newline + 1;
+      }
+    }
+  } finally {
+    await chunks.return(undefined);
+  }
+  // A last line without a terminator.
+  const total = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
+  if (lastByte !== 10 && size > 0 && line >= offset && line < end && !full) {
+    const tail = decoder.decode();
+    window.push({ text: current + tail.slice(0, READ_MAX_LINE_CHARS), chars: chars + tail.length });
+  }
+  return { window, total, size, hash: size <= HASH_MAX_BYTES ? hash.digest() : undefined };
 }

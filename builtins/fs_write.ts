@@ -11,6 +11,10 @@ import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import { type FsToolOptions, reportObserved, splitLines } from "./fs_read.ts";
+import { versionOf } from "./_fs_stream.ts";
+
+/** Existing files larger than this are overwritten without a diff (bounded memory). */
+export const DIFF_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The arguments of `write`. */
 export interface WriteArgs {
@@ -156,19 +160,21 @@ export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRIT
       if (info?.isDirectory) {
         throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
       }
-      const before = info === undefined
+      const before = info === undefined || info.size > DIFF_MAX_BYTES
         ? null
         : new TextDecoder().decode(await executor.readFile(path));
       exec.signal.throwIfAborted();
-      await executor.writeFile(path, args.content);
-      reportObserved(options, exec, path);
+      const bytes = new TextEncoder().encode(args.content);
+      await executor.writeFile(path, bytes);
+      const written = await executor.stat(path).catch(() => undefined);
+      reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
       const lines = splitLines(args.content).length;
       const meta: FsMutationMeta = {
         path,
-        operation: before === null ? "create" : "update",
-        diffs: computeHunkDiffs(path, before, args.content),
+        operation: info === undefined ? "create" : "update",
+        diffs: before === null ? [] : computeHunkDiffs(path, before, args.content),
       };
-      const verb = before === null ? "Created" : "Updated";
+      const verb = info === undefined ? "Created" : "Updated";
       const count = `${lines} ${lines === 1 ? "line" : "lines"}`;
       return { content: [{ type: "text", text: `${verb} file ${path} (${count})` }], meta };
     },

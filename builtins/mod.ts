@@ -61,7 +61,7 @@ export {
   reportObserved,
   splitLines,
 } from "./fs_read.ts";
-export type { FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
+export type { FileVersion, FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
 export {
   createWriteTool,
   metaDiffs,
@@ -80,7 +80,7 @@ export {
 export type { EditArgs } from "./fs_edit.ts";
 export { FS_OBSERVED_EVENT, fsPlugin } from "./fs_plugin.ts";
 export type { FsPluginConfig } from "./fs_plugin.ts";
-export { readBeforeEditPlugin, readBeforeEditReason } from "./read_before_edit.ts";
+export { readBeforeEditPlugin, readBeforeEditReason, staleFileReason } from "./read_before_edit.ts";
 export type { ReadBeforeEditConfig } from "./read_before_edit.ts";
 export { outsideWorkspaceReason, workspacePolicyPlugin } from "./workspace_policy.ts";
 export type { WorkspacePolicyConfig } from "./workspace_policy.ts";

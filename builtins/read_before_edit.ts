@@ -3,16 +3,25 @@
  * existing file, unless this session has seen the file (a read, write or edit reported through
  * `fs/observed`). The reason is `edit requires reading "<abs>" first`.
  *
+ * It also refuses a write or edit when the file changed on disk since the session last saw it
+ * (another program, a bash command, another session): the version recorded with the observation
+ * (size plus a content hash, or size plus mtime for files over 64 MiB) must still match. The check
+ * runs before the call is approved and again right before the tool runs (a `tools/execute`
+ * wrapper), so a change made while the user was being asked is caught too. The model is told to
+ * read the file again.
+ *
  * @module
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { PreExecuteDecision } from "../registry/types.ts";
+import type { AroundExecution, PreExecuteDecision, ToolOutcome } from "../registry/types.ts";
+import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
 import { LocalExecutor } from "./executor.ts";
 import type { FsObservation } from "./fs_read.ts";
 import { FS_OBSERVED_EVENT } from "./fs_plugin.ts";
+import { currentVersion, type FileVersion, sameVersion } from "./_fs_stream.ts";
 
 /** Config of {@linkcode readBeforeEditPlugin}. */
 export interface ReadBeforeEditConfig {
@@ -42,6 +51,25 @@ export function readBeforeEditReason(path: string): string {
 }
 
 /**
+ * The refusal for a file that changed on disk since the session saw it.
+ *
+ * @param tool The tool name.
+ * @param path The absolute path.
+ * @returns The reason text.
+ *
+ * @example Usage
+ * ```ts
+ * import { staleFileReason } from "./read_before_edit.ts";
+ * import { ok } from "node:assert/strict";
+ * ok(staleFileReason("edit", "/a").includes("read it again"));
+ * ```
+ */
+export function staleFileReason(tool: string, path: string): string {
+  return `Cannot ${tool} "${path}": the file changed on disk since it was last read ` +
+    `(by another program, a command or another session); read it again before you ${tool} it`;
+}
+
+/**
  * The plugin. Observations are kept per session in memory and dropped with the plugin.
  *
  * @example Usage
@@ -58,13 +86,27 @@ export const readBeforeEditPlugin: {
   apply(ctx: Context, config: ReadBeforeEditConfig = {}): void {
     const tools = new Set(config.tools ?? ["write", "edit"]);
     const executor = config.executor ?? new LocalExecutor();
-    const seen = new Map<string, Set<string>>();
+    // session → path → the version seen (`null` when the observer reported none).
+    const seen = new Map<string, Map<string, FileVersion | null>>();
     ctx.effect(() => () => seen.clear());
     ctx.on(FS_OBSERVED_EVENT, (observation: FsObservation) => {
       let paths = seen.get(observation.sessionId);
-      if (!paths) seen.set(observation.sessionId, paths = new Set());
-      paths.add(observation.path);
+      if (!paths) seen.set(observation.sessionId, paths = new Map());
+      paths.set(observation.path, observation.version ?? null);
     });
+    /** The stale-file reason, or `undefined` when the file is as the session saw it. */
+    async function staleness(
+      name: string,
+      sessionId: string,
+      path: string,
+    ): Promise<string | undefined> {
+      const version = seen.get(sessionId)?.get(path);
+      if (version === undefined || version === null) return undefined;
+      const now = await currentVersion(executor, path).catch(() => undefined);
+      // Deleted since: a write recreates it, an edit reports "file not found" itself.
+      if (now === undefined) return undefined;
+      return sameVersion(version, now) ? undefined : staleFileReason(name, path);
+    }
     ctx.on(
       "tools/pre-execute",
       async function readBeforeEdit(
@@ -74,11 +116,31 @@ export const readBeforeEditPlugin: {
         const filePath = policyFilePath(decision, exec, tools);
         if (filePath === undefined) return undefined;
         const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
-        if (seen.get(exec.agent?.sessionId ?? "")?.has(path)) return undefined;
+        const sessionId = exec.agent?.sessionId ?? "";
+        if (seen.get(sessionId)?.has(path)) {
+          const stale = await staleness(exec.name, sessionId, path);
+          return stale === undefined ? undefined : { kind: "deny", reason: stale };
+        }
         // A new file has nothing to read; a missing one is the tool's own "file not found".
         const info = await executor.stat(path).catch(() => undefined);
         if (info === undefined) return undefined;
         return { kind: "deny", reason: readBeforeEditReason(path) };
+      },
+    );
+    // Again right before the tool runs: the file may have changed while approval was pending.
+    ctx.on(
+      "tools/execute",
+      async function staleWriteGuard(
+        exec: AroundExecution,
+        next: () => Promise<ToolOutcome>,
+      ): Promise<ToolOutcome> {
+        const filePath = policyFilePath({ kind: "allow" }, exec as ToolExecution, tools);
+        if (filePath !== undefined) {
+          const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
+          const stale = await staleness(exec.name, exec.agent?.sessionId ?? "", path);
+          if (stale !== undefined) throw new HarnessError("FS_STALE", stale);
+        }
+        return await next();
       },
     );
   },

@@ -1,14 +1,17 @@
 /**
  * Workspace policy: a `tools/pre-execute` listener that asks about (or denies) fs tool calls
- * whose `file_path` lies outside the workspace. Symlinks are resolved for the existing part of
- * the path, so a link inside the workspace pointing out of it counts as outside.
+ * whose `file_path` lies outside the workspace. The decision is made on the complete target the
+ * kernel will reach: every symlink is followed, dangling links and chains included (a write
+ * through a dangling link creates its target), and `..` inside a link target is applied to the
+ * link's real directory. A path whose target cannot be determined (a symlink loop, an
+ * unreadable component) counts as outside.
  *
  * @module
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { PreExecuteDecision } from "../registry/types.ts";
-import { baseDir, isInside, policyFilePath, resolvePath } from "./_paths.ts";
+import { baseDir, isInside, policyFilePath, resolvePath, resolveTarget } from "./_paths.ts";
 
 /** Config of {@linkcode workspacePolicyPlugin}. */
 export interface WorkspacePolicyConfig {
@@ -18,24 +21,6 @@ export interface WorkspacePolicyConfig {
   readonly outside?: "ask" | "deny";
   /** Tools whose `file_path` is checked. @default {["read", "write", "edit"]} */
   readonly tools?: readonly string[];
-}
-
-/** Resolves symlinks in the longest existing prefix of `path`. */
-async function realish(path: string): Promise<string> {
-  const tail: string[] = [];
-  let head = path;
-  while (head !== "/") {
-    try {
-      const real = await Deno.realPath(head);
-      return tail.length === 0 ? real : resolvePath(tail.reverse().join("/"), real);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) return path;
-      const slash = head.lastIndexOf("/");
-      tail.push(head.slice(slash + 1));
-      head = slash === 0 ? "/" : head.slice(0, slash);
-    }
-  }
-  return path;
 }
 
 /**
@@ -89,11 +74,12 @@ export const workspacePolicyPlugin: {
       ): Promise<PreExecuteDecision | undefined> {
         const filePath = policyFilePath(decision, exec, tools);
         if (filePath === undefined) return undefined;
-        const rootDir = await realish(
-          resolvePath(config.root ?? baseDir(exec.agent?.cwd, undefined), "/"),
-        );
-        const path = await realish(resolvePath(filePath, baseDir(exec.agent?.cwd, config.root)));
-        if (isInside(path, rootDir)) return undefined;
+        const rootPath = resolvePath(config.root ?? baseDir(exec.agent?.cwd, undefined), "/");
+        const rootDir = await resolveTarget(rootPath) ?? rootPath;
+        const lexical = resolvePath(filePath, baseDir(exec.agent?.cwd, config.root));
+        const target = await resolveTarget(lexical);
+        if (target !== undefined && isInside(target, rootDir)) return undefined;
+        const path = target ?? lexical;
         if (decision.kind === "ask" && outside === "ask") return undefined;
         return { kind: outside, reason: outsideWorkspaceReason(exec.name, path, rootDir) };
       },

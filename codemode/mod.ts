@@ -11,9 +11,13 @@
  *
  * **Executors.** The default {@linkcode subprocessRuntime} starts a fresh `deno run` per program
  * with no `--allow-*` flag, `--no-prompt --no-remote --no-npm --no-config --no-lock
- * --cached-only`, a V8 heap cap, an empty environment and cwd `/`; its stdio is the private
- * JSON-lines bridge, so a program can neither reach the host's stdin/stdout nor kill the host by
- * exhausting memory. Host-side limits: wall-clock deadline then SIGKILL, heap cap, calls per run,
+ * --cached-only --no-code-cache`, `--jitless` and a V8 heap cap, an empty environment and cwd
+ * `/`; its stdio is the private JSON-lines bridge, so a program can neither reach the host's
+ * stdin/stdout nor kill the host by exhausting memory. Every realm of the process (Workers
+ * included) shares one RLIMIT_DATA cap ({@linkcode sandboxMemoryMb}), a private `DENO_DIR` that
+ * can hold no origin storage and is deleted after the run, and a `data:` main module, so no
+ * storage persists and no host path shows (SECURITY.md, "Code Mode"). The host needs
+ * `--allow-run=sh`. Host-side limits: wall-clock deadline then SIGKILL, heap cap, calls per run,
  * calls in flight, bytes per bridge frame and bytes of output. Two alternatives fit the same
  * {@linkcode CodeRuntime} interface:
  * - *Worker fast mode* (not shipped): a Web Worker with `deno: { permissions: "none" }` (the host
@@ -52,5 +56,5 @@ export type {
 } from "./runtime.ts";
 export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk, RUN_CODE_TOOL_NAME } from "./sdk.ts";
 export type { SdkTool } from "./sdk.ts";
-export { sandboxFlags, subprocessRuntime } from "./subprocess_runtime.ts";
+export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_runtime.ts";
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";

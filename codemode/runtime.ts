@@ -11,7 +11,10 @@ import type { JsonValue } from "../core/json.ts";
 export interface CodeRunLimits {
   /** Wall-clock deadline of the whole run, tool calls included; then the sandbox is killed. @default {120000} */
   readonly timeoutMs: number;
-  /** V8 heap cap of the sandbox in MB (`--max-old-space-size`). @default {256} */
+  /**
+   * V8 heap cap of the sandbox in MB (`--max-old-space-size`, per realm). The subprocess runtime
+   * also caps the whole process, every Worker included, at this plus 256 MB. @default {256}
+   */
   readonly heapMb: number;
   /** Tool calls allowed per run; one more fails the run (`call-limit`). @default {1000} */
   readonly maxCalls: number;

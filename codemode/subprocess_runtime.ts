@@ -2,6 +2,19 @@
  * The default Code Mode executor: a fresh `deno run` subprocess per program, with no
  * `--allow-*` flags, an empty environment, a heap cap and a JSON-lines bridge on its stdio.
  *
+ * Isolation beyond Deno's permissions (issue 13):
+ * - *Storage*: each run gets a private `DENO_DIR` in a fresh temp directory, deleted after the
+ *   run, whose `location_data` is a plain file. So `caches`, `localStorage` and
+ *   `sessionStorage` fail in every realm (Workers included) and nothing reaches the host's
+ *   Deno cache or a later run.
+ * - *Memory*: the process runs `--jitless` under `ulimit -d` (RLIMIT_DATA, set by `sh` before
+ *   `exec`), so all its writable memory (every Worker's heap, ArrayBuffers) stays within
+ *   {@linkcode sandboxMemoryMb}.
+ * - *Paths*: the main module is a `data:` loader that evaluates the bootstrap sent on stdin,
+ *   the cwd is `/`, and the Deno binary is hard-linked into the private directory when the
+ *   file system allows it, so `Deno.mainModule`, `import.meta.url`, stack traces and
+ *   `Deno.execPath()` name no host file.
+ *
  * @module
  */
 import { scrubEnv } from "../core/env_policy.ts";
@@ -15,18 +28,29 @@ import {
   resolveCodeRunLimits,
 } from "./runtime.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
   /** The Deno binary. @default {Deno.execPath()} */
   readonly execPath?: string;
-  /** The bootstrap module run as the main module. @default {the bundled `_sandbox_main.ts`} */
-  readonly mainModule?: string | URL;
   /** Working directory of the sandbox (what `Deno.cwd()` shows it). @default {"/"} */
   readonly cwd?: string;
 }
 
-const SANDBOX_MAIN = new URL("./_sandbox_main.ts", import.meta.url);
+const BOOTSTRAP_LINE = JSON.stringify(sandboxBootstrapSource()) + "\n";
+/** Writable memory the sandbox process may use beyond its V8 heap cap, in MB. */
+const PROCESS_OVERHEAD_MB = 256;
+/** Sets the limits, hard-links the binary into the private directory when it can, then execs. */
+const LIMIT_SCRIPT = [
+  "ulimit -c 0 2>/dev/null",
+  'ulimit -d "$1" || { echo "dsh: cannot limit the Code Mode sandbox memory" >&2; exit 125; }',
+  "exe=$2; dir=$3; shift 3",
+  'if [ -n "$dir" ] && ln -- "$exe" "$dir/deno" 2>/dev/null; then exe=$dir/deno; fi',
+  'exec "$exe" "$@"',
+].join("\n");
+/** `DENO_DIR` when no private directory could be made: nothing can be created under a file. */
+const NO_STORAGE_DIR = "/dev/null/dsh-no-storage";
 const STDERR_KEEP = 16 * 1024;
 const MAX_ERROR_CHARS = 8000;
 const NEWLINE = 10;
@@ -54,8 +78,28 @@ export function sandboxFlags(heapMb: number): string[] {
     "--no-config",
     "--no-lock",
     "--cached-only",
-    `--v8-flags=--max-old-space-size=${heapMb}`,
+    "--no-code-cache",
+    // Without a JIT V8 reserves no code range, so RLIMIT_DATA can be tight (see sandboxMemoryMb).
+    `--v8-flags=--jitless,--max-old-space-size=${heapMb}`,
   ];
+}
+
+/**
+ * The cap on all writable memory of a sandbox process (RLIMIT_DATA): the V8 heap cap plus
+ * 256 MB for the runtime, Worker heaps, ArrayBuffers and thread stacks together.
+ *
+ * @param heapMb The V8 heap cap in MB.
+ * @returns The process cap in MB.
+ *
+ * @example Usage
+ * ```ts
+ * import { sandboxMemoryMb } from "./subprocess_runtime.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(sandboxMemoryMb(256), 512);
+ * ```
+ */
+export function sandboxMemoryMb(heapMb: number): number {
+  return heapMb + PROCESS_OVERHEAD_MB;
 }
 
 function sandboxEnv(): Record<string, string> {
@@ -94,23 +138,51 @@ function sandboxEnv(): Record<string, string> {
  */
 export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeRuntime {
   const execPath = options.execPath ?? Deno.execPath();
-  const mainModule = options.mainModule ?? SANDBOX_MAIN;
-  const main = mainModule instanceof URL && mainModule.protocol === "file:"
-    ? decodeURIComponent(mainModule.pathname)
-    : String(mainModule);
   const cwd = options.cwd ?? (Deno.build.os === "windows" ? undefined : "/");
   return {
     name: "subprocess",
-    run: function runInSubprocess(run: CodeRunOptions): Promise<CodeRunResult> {
-      return runOnce(run, { execPath, main, cwd });
+    run: async function runInSubprocess(run: CodeRunOptions): Promise<CodeRunResult> {
+      const dir = await makePrivateDir();
+      try {
+        return await runOnce(run, { execPath, cwd, dir });
+      } finally {
+        if (dir !== undefined) await Deno.remove(dir, { recursive: true }).catch(() => {});
+      }
     },
   };
 }
 
 interface Spawn {
   readonly execPath: string;
-  readonly main: string;
   readonly cwd: string | undefined;
+  /** The private directory (`DENO_DIR`), or `undefined` when none could be made. */
+  readonly dir: string | undefined;
+}
+
+/**
+ * A fresh private directory for one run whose `location_data` is a file, so Deno can store no
+ * origin data (Cache API, localStorage) in it. `undefined` without write access to the temp dir.
+ */
+async function makePrivateDir(): Promise<string | undefined> {
+  let dir: string;
+  try {
+    dir = await Deno.makeTempDir({ prefix: "dsh-code-" });
+  } catch {
+    return undefined;
+  }
+  try {
+    await Deno.writeFile(`${dir}/location_data`, new Uint8Array(), { mode: 0o444 });
+    return dir;
+  } catch {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    return undefined;
+  }
+}
+
+/** Environment overrides of the sandbox: only its private directory, no host path. */
+function isolationEnv(dir: string | undefined): Record<string, string> {
+  const home = dir ?? NO_STORAGE_DIR;
+  return { DENO_DIR: home, HOME: home, XDG_CACHE_HOME: home, PATH: "/usr/bin:/bin" };
 }
 
 type Failure = { kind: CodeRunFailureKind; message: string };
@@ -150,6 +222,8 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
 
   // Host → sandbox writes, batched per tick; a dead child just drops them.
   const writer = child.stdin.getWriter();
+  // The loader evaluates the first line: the bootstrap source.
+  writer.write(encoder.encode(BOOTSTRAP_LINE)).catch(() => {});
   let outgoing: string[] = [];
   function send(frame: unknown): void {
     if (settled) return;
@@ -278,7 +352,12 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
     await stdoutDone;
     if (settled) return;
     const stderr = await stderrTail;
-    if (/out of memory/i.test(stderr)) {
+    if (/Fatal process out of memory|Failed to reserve/i.test(stderr)) {
+      fail(
+        "out-of-memory",
+        `the program exceeded the sandbox's ${sandboxMemoryMb(limits.heapMb)} MB memory limit`,
+      );
+    } else if (/out of memory/i.test(stderr)) {
       fail("out-of-memory", `the program exceeded the ${limits.heapMb} MB heap limit`);
     } else {
       const how = s.signal ? `signal ${s.signal}` : `code ${s.code}`;
@@ -307,22 +386,30 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
 
 /** Starts the sandbox process; a missing `--allow-run` becomes an error that names it. */
 function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
+  // POSIX: `sh` sets RLIMIT_DATA (and no core dumps) for the whole process, then execs Deno.
+  const posix = Deno.build.os !== "windows";
+  const deno = [...sandboxFlags(heapMb), SANDBOX_LOADER];
+  const program = posix ? "sh" : spawn.execPath;
+  const memoryKb = String(sandboxMemoryMb(heapMb) * 1024);
   try {
-    return new Deno.Command(spawn.execPath, {
-      args: [...sandboxFlags(heapMb), spawn.main],
+    return new Deno.Command(program, {
+      args: posix
+        ? ["-c", LIMIT_SCRIPT, "dsh-sandbox", memoryKb, spawn.execPath, spawn.dir ?? "", ...deno]
+        : deno,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
       clearEnv: true,
-      env: scrubEnv(sandboxEnv()),
+      env: { ...scrubEnv(sandboxEnv()), ...isolationEnv(spawn.dir) },
       ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
     }).spawn();
   } catch (error) {
     const what = `Cannot start the Code Mode sandbox "${spawn.execPath}"`;
     if (error instanceof Deno.errors.NotCapable) {
+      const why = posix ? " (it applies the sandbox's memory limit)" : "";
       throw new HarnessError(
         "PERMISSION_DENIED",
-        `${what}: the agent lacks the Deno permission --allow-run=${spawn.execPath}`,
+        `${what}: the agent lacks the Deno permission --allow-run=${program}${why}`,
         { cause: error },
       );
     }

@@ -14,7 +14,14 @@ Deno.test("read returns a numbered envelope and reports the file as observed", a
     text(outcome),
     `<path>${dir.path}/a.txt</path>\n<type>file</type>\n<content>\n1: one\n2: two\n(End of file - total 2 lines)\n</content>`,
   );
-  deepEqual(ctx.observed, [{ sessionId: "s1", path: `${dir.path}/a.txt`, tool: "read" }]);
+  const info = await Deno.stat(`${dir.path}/a.txt`);
+  deepEqual(ctx.observed, [{
+    sessionId: "s1",
+    path: `${dir.path}/a.txt`,
+    tool: "read",
+    version: { size: 8, mtimeMs: info.mtime!.getTime(), hash: ctx.observed[0]?.version?.hash },
+  }]);
+  equal(ctx.observed[0]?.version?.hash?.length, 16);
   deepEqual(agent.events, [{
     type: "fs/observed",
     data: { path: `${dir.path}/a.txt`, tool: "read", callId: "c1" },
