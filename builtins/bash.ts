@@ -42,6 +42,8 @@ export type BashMeta = {
   readonly timedOut?: boolean;
   /** The spill file holding the complete output. */
   readonly spillPath?: string;
+  /** True when a descendant kept the output pipe open after the command ended (reading stopped). */
+  readonly pipeHeldOpen?: boolean;
 };
 
 /** Options for {@linkcode createBashTool}. */
@@ -140,6 +142,11 @@ export function presentBashResult(
  */
 export function formatBashText(output: string, run: RunResult, timeoutMs?: number): string {
   const markers: string[] = [];
+  if (run.pipeHeldOpen) {
+    markers.push(
+      "[output incomplete: a background process kept the output open after the command ended; stopped reading]",
+    );
+  }
   if (run.timedOut) markers.push(`[timed out after ${timeoutMs} ms]`);
   if (run.signal !== null) markers.push(`[killed by signal: ${run.signal}]`);
   if (run.exitCode !== null && run.exitCode !== 0) markers.push(`[exit code: ${run.exitCode}]`);
@@ -259,6 +266,7 @@ function bashMeta(summary: CaptureSummary, run: RunResult): BashMeta {
   };
   if (run.signal !== null) meta.signal = run.signal;
   if (run.timedOut) meta.timedOut = true;
+  if (run.pipeHeldOpen) meta.pipeHeldOpen = true;
   if (summary.spillPath !== undefined) meta.spillPath = summary.spillPath;
   return meta;
 }

@@ -44,6 +44,11 @@ export interface RunResult {
   readonly timedOut: boolean;
   /** True when `signal` aborted and the tree was killed. */
   readonly aborted: boolean;
+  /**
+   * True when a descendant (one that escaped the process tree) still held the output pipe open
+   * after the command ended and its tree was killed: reading stopped, later output is lost.
+   */
+  readonly pipeHeldOpen?: boolean;
 }
 
 /** A file's metadata. */
@@ -79,6 +84,13 @@ export interface Executor {
 export interface LocalExecutorOptions {
   /** The shell. @default {"bash"} */
   readonly shell?: string;
+  /**
+   * Run each command in its own PID namespace when the host allows it (see
+   * jobs/process_containment.ts), so no descendant outlives the call. `false` tracks the tree by
+   * process group and environment marker only (commands then see and may signal host processes,
+   * but a double-forked daemon with a cleared environment escapes). @default {true}
+   */
+  readonly pidNamespace?: boolean;
 }
 
 /**
@@ -110,6 +122,8 @@ export class LocalExecutor implements Executor {
   readonly kind: string = "local";
   /** The shell program. */
   readonly shell: string;
+  /** Whether commands run in their own PID namespace (when the host allows it). */
+  readonly pidNamespace: boolean;
 
   /**
    * Creates a local executor.
@@ -118,6 +132,7 @@ export class LocalExecutor implements Executor {
    */
   constructor(options: LocalExecutorOptions = {}) {
     this.shell = options.shell ?? "bash";
+    this.pidNamespace = options.pidNamespace ?? true;
   }
 
   /**
@@ -149,7 +164,7 @@ export class LocalExecutor implements Executor {
         );
       }
     }
-    return await spawnTree(this.argv(command, options.cwd), options);
+    return await spawnTree(this.argv(command, options.cwd), options, this.pidNamespace);
   }
 
   /**
