@@ -31,10 +31,10 @@ export interface Lifetime extends Disposable {
  * Listens for SIGTERM, SIGINT and SIGHUP and watches the parent process (a changed parent pid
  * means the launcher or editor is gone). Dispose it to remove the listeners.
  *
- * @param pollMs How often the parent pid is checked. @default {500}
+ * @param pollMs How often the parent pid is checked. @default {250}
  * @returns The lifetime.
  */
-export function watchLifetime(pollMs = 500): Lifetime {
+export function watchLifetime(pollMs = 250): Lifetime {
   const { promise, resolve } = Promise.withResolvers<StopReason>();
   const listeners = SIGNALS.map((signal) => {
     const listener = () => resolve(signal);

@@ -13,12 +13,73 @@ import { serveStartupError } from "./_startup_error.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
-  /** The executable (`deno`). */
+  /** The Deno executable (see {@linkcode denoCommand}). */
   readonly command: string;
   /** `run`, the permission flags, the entry point and the agent's arguments. */
   readonly args: readonly string[];
   /** The workspace (the process cwd). */
   readonly cwd: string;
+}
+
+function granted(command: string): boolean {
+  return Deno.permissions.querySync({ name: "run", command }).state === "granted";
+}
+
+/** The `deno` found on PATH, or `undefined`. */
+function denoOnPath(): string | undefined {
+  let path: string | undefined;
+  try {
+    path = Deno.env.get("PATH");
+  } catch {
+    return undefined;
+  }
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    try {
+      const candidate = `${dir}/deno`;
+      if (Deno.statSync(candidate).isFile) return candidate;
+    } catch { /* not here, or not readable */ }
+  }
+  return undefined;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return Deno.realPathSync(a) === Deno.realPathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Deno executable that runs the agent: the one running the launcher (`Deno.execPath()`),
+ * never another `deno` found on PATH. When the permission names `deno` (as `deno task agent`
+ * does) and PATH's `deno` is this very binary through a symlink, that name is used.
+ *
+ * @returns The command to spawn.
+ * @throws {Error} When the launcher may not run this Deno, naming the flag that fixes it.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { denoCommand } from "./launch.ts";
+ * new Deno.Command(denoCommand(), { args: ["--version"] });
+ * ```
+ */
+export function denoCommand(): string {
+  const execPath = Deno.execPath();
+  if (granted(execPath)) return execPath;
+  const onPath = denoOnPath();
+  if (onPath !== undefined && granted("deno") && sameFile(onPath, execPath)) return "deno";
+  const why = onPath === undefined
+    ? "deno is not on PATH, so --allow-run=deno does not grant it"
+    : sameFile(onPath, execPath)
+    ? "its --allow-run does not include it"
+    : `the deno on PATH (${onPath}) is another executable`;
+  throw new Error(
+    `Cannot start the agent: the launcher may not run the Deno executable ${
+      JSON.stringify(execPath)
+    } (${why}): run the launcher with --allow-run=${execPath}`,
+  );
 }
 
 /**
@@ -54,10 +115,7 @@ export async function agentCommand(
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
     useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")),
   });
-  const execPath = Deno.execPath();
-  const command = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"
-    ? execPath
-    : "deno";
+  const command = denoCommand();
   const main = new URL("./main.ts", import.meta.url);
   return {
     command,
@@ -73,24 +131,67 @@ export async function agentCommand(
   };
 }
 
-if (import.meta.main) {
-  const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
-  let computed: AgentCommand | undefined;
+const FORWARDED = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGKILL: 9,
+  SIGTERM: 15,
+};
+
+/**
+ * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it and waits for
+ * it (it stops its jobs and exits by its own deadline), so the launcher never orphans it. A
+ * start-up failure (the spawn refused or failing) is served to the editor as a JSON-RPC error.
+ *
+ * @param workspace The workspace folder.
+ * @param args The agent's arguments.
+ * @returns The exit code (`128 + n` when signal `n` ended the agent).
+ */
+async function launch(workspace: string, args: readonly string[]): Promise<number> {
+  let child: Deno.ChildProcess;
   try {
-    computed = await agentCommand(workspace, Deno.args);
+    const { command, args: argv, cwd } = await agentCommand(workspace, args);
+    try {
+      child = new Deno.Command(command, {
+        args: [...argv],
+        cwd,
+        stdin: "inherit",
+        stdout: "inherit",
+        stderr: "inherit",
+      }).spawn();
+    } catch (error) {
+      throw new Error(
+        error instanceof Deno.errors.NotFound
+          ? `Cannot start the agent: ${
+            JSON.stringify(command)
+          } was not found: run the launcher with the absolute path of deno`
+          : `Cannot start the agent: cannot run ${JSON.stringify(command)}: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        { cause: error },
+      );
+    }
   } catch (error) {
-    // A bad flag or config: tell the editor (every request fails with the message), no stack.
+    // A bad flag or config, or no way to run Deno: tell the editor (every request fails with
+    // the message), no stack.
     await serveStartupError(error, Deno.stdin.readable);
-    Deno.exit(1);
+    return 1;
   }
-  const { command, args, cwd } = computed;
-  const status = await new Deno.Command(command, {
-    args: [...args],
-    cwd,
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  })
-    .spawn().status;
-  Deno.exit(status.code);
+  const forward = FORWARDED.map((signal) => {
+    const listener = () => {
+      try {
+        child.kill(signal);
+      } catch { /* already exited */ }
+    };
+    Deno.addSignalListener(signal, listener);
+    return () => Deno.removeSignalListener(signal, listener);
+  });
+  const status = await child.status;
+  for (const remove of forward) remove();
+  return status.signal === null ? status.code : 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
+}
+
+if (import.meta.main) {
+  Deno.exit(await launch(Deno.env.get("INIT_CWD") ?? Deno.cwd(), Deno.args));
 }

@@ -128,57 +128,66 @@ for (const sandbox of ["off", "workspace-write"]) {
   }
 }
 
-Deno.test("launcher forwards SIGTERM to the agent and neither orphans it nor its jobs", async () => {
-  const token = uniqueToken();
-  await using ws = await workspace("off", token);
-  const launch = new URL("../../acp/launch.ts", import.meta.url).pathname;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "--allow-read",
-      "--allow-env",
-      `--allow-run=${Deno.execPath()}`,
-      launch,
-      ...agentArgs(ws),
-    ],
-    cwd: ws.cwd,
-    clearEnv: true,
-    env: ws.env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const connection = client({ name: "lifetime" }).connect(ndJsonStream(child.stdin, child.stdout));
-  try {
-    const a = connection.agent;
-    await a.request("initialize", { protocolVersion: 1 });
-    const { sessionId } = await a.request("session/new", { cwd: ws.cwd, mcpServers: [] });
-    await a.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "Start the servers" }],
-    });
-    await waitMarked(token, escapingCommands(token).length);
-    // The agent is the launcher's only deno child.
-    const agentPid = childrenOf(child.pid)[0];
-    ok(agentPid !== undefined, "the launcher runs the agent as its child");
-    child.kill("SIGTERM");
-    deepEqual(await waitGone(token, 2000), []);
-    const status = await statusWithin(child, 5000);
-    ok(status !== undefined, "the launcher exited");
-    equal(status.code, 143, await stderr);
-    ok(!alive(agentPid), "the agent exited with the launcher");
-  } finally {
+for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+  const what = signal === "SIGTERM"
+    ? "forwards SIGTERM to the agent"
+    : "killed with SIGKILL still takes the agent down (it watches its parent)";
+  Deno.test(`launcher ${what}: neither the agent nor its jobs are orphaned`, async () => {
+    const token = uniqueToken();
+    await using ws = await workspace("off", token);
+    const launch = new URL("../../acp/launch.ts", import.meta.url).pathname;
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-read",
+        "--allow-env",
+        `--allow-run=${Deno.execPath()}`,
+        launch,
+        ...agentArgs(ws),
+      ],
+      cwd: ws.cwd,
+      clearEnv: true,
+      env: ws.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stderr = new Response(child.stderr).text();
+    const connection = client({ name: "lifetime" }).connect(
+      ndJsonStream(child.stdin, child.stdout),
+    );
     try {
-      child.kill("SIGKILL");
-    } catch { /* exited */ }
-    connection.close();
-    await child.status;
-    await stderr;
-  }
-});
+      const a = connection.agent;
+      await a.request("initialize", { protocolVersion: 1 });
+      const { sessionId } = await a.request("session/new", { cwd: ws.cwd, mcpServers: [] });
+      await a.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Start the servers" }],
+      });
+      await waitMarked(token, escapingCommands(token).length);
+      // The agent is the launcher's only deno child.
+      const agentPid = childrenOf(child.pid)[0];
+      ok(agentPid !== undefined, "the launcher runs the agent as its child");
+      child.kill(signal);
+      // SIGKILL reaches the launcher only: the agent notices its new parent within 250 ms.
+      deepEqual(await waitGone(token, signal === "SIGTERM" ? 2000 : 3000), []);
+      const status = await statusWithin(child, 5000);
+      ok(status !== undefined, "the launcher exited");
+      if (signal === "SIGTERM") equal(status.code, 143);
+      for (let i = 0; i < 250 && alive(agentPid); i++) await new Promise((r) => setTimeout(r, 20));
+      ok(!alive(agentPid), "the agent exited with the launcher");
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* exited */ }
+      connection.close();
+      await child.status;
+      await stderr;
+    }
+  });
+}
 
 function childrenOf(pid: number): number[] {
   const found: number[] = [];
