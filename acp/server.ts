@@ -27,6 +27,7 @@ import {
   initializeResponse,
 } from "./initialize.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";
+import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
 
 /** Options of {@linkcode createAcpServer}. */
 export interface AcpServerOptions {
@@ -51,6 +52,11 @@ export interface AcpServerOptions {
    * then registers no initialize handler. @default {undefined}
    */
   readonly initialized?: InitializeRequestWire;
+  /**
+   * The largest message read, in bytes; a longer one is dropped and answered with a JSON-RPC
+   * error (the connection goes on). @default {MAX_FRAME_BYTES (32 MiB)}
+   */
+  readonly maxFrameBytes?: number;
 }
 
 /** A running ACP connection of {@linkcode AcpServer}. */
@@ -420,7 +426,15 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     });
   return {
     connect(output, input): AcpServerConnection {
-      const connection = app.connect(ndJsonStream(output, input));
+      const limit = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+      const shared = shareOutput(output);
+      const lines = boundFrames(input, limit, (bytes, head) => {
+        logger.warn("Dropped an oversized ACP message", { bytes, limit });
+        return shared.write(oversizedError(bytes, limit, head)).catch(() => {});
+      });
+      const connection = app.connect(
+        ndJsonStream(shared.writable, lines, { maxMessageBytes: limit + 1 }),
+      );
       return {
         closed: connection.closed,
         close(): Promise<void> {
