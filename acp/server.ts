@@ -19,7 +19,7 @@ import { createAgent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
 import type { ApprovalOutcome, ApprovalService, ToolMode, ToolsContext } from "../registry/mod.ts";
 import { AcpSession, type BridgeEvent } from "./acp_session.ts";
-import { SessionPermissions } from "./session_permissions.ts";
+import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
 import {
   type AgentInfo,
   hasTerminalOutput,
@@ -199,11 +199,23 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         if (!client) {
           return Promise.reject(new Error("Cannot ask for permission: no client connected"));
         }
-        return client.request(
+        // A card already shown waits as `pending` while the user decides, then runs.
+        const id = params.toolCall.toolCallId;
+        const shown = view.presenter.pendingCard(id) !== undefined;
+        if (shown) view.status(id, "pending");
+        const answer: Promise<PermissionResponseWire> = client.request(
           "session/request_permission",
           params,
           signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
         );
+        if (shown) {
+          answer.then(({ outcome }) => {
+            if (outcome.outcome === "selected" && outcome.optionId.startsWith("allow")) {
+              view.status(id, "in_progress");
+            }
+          }, () => {});
+        }
+        return answer;
       },
     );
     const live: LiveSession = {
