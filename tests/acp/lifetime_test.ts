@@ -12,7 +12,7 @@ import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 import { markedSleep, tempDir, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
-import { plainEnv } from "./_snapshot.ts";
+import { EVERYTHING, plainEnv } from "./_snapshot.ts";
 
 /** Commands that leave marked sleepers behind in every known way (one marked sleeper each). */
 function escapingCommands(token: string): string[] {
@@ -38,12 +38,16 @@ interface Workspace extends AsyncDisposable {
   readonly env: Record<string, string>;
 }
 
-async function workspace(sandbox: string, token: string): Promise<Workspace> {
+async function workspace(
+  sandbox: string,
+  token: string,
+  mcpServers: Record<string, unknown> = {},
+): Promise<Workspace> {
   const dir = await tempDir();
   const cwd = join(dir.path, "ws");
   const sessionsDir = join(dir.path, "sessions");
   await Deno.mkdir(cwd);
-  const configText = JSON.stringify({ sandbox });
+  const configText = JSON.stringify({ sandbox, mcpServers });
   const configPath = join(dir.path, "dsh.jsonc");
   const scriptPath = join(dir.path, "script.json");
   await Deno.writeTextFile(configPath, configText);
@@ -56,7 +60,7 @@ async function workspace(sandbox: string, token: string): Promise<Workspace> {
   const flags = permissionFlags(parseConfig(configText, configPath), {
     roots: [cwd],
     sessionsDir,
-    readOnly: [configPath, scriptPath],
+    readOnly: [configPath, scriptPath, EVERYTHING],
     tmpDir: dir.path,
     useDeepSeek: false,
   });
@@ -127,6 +131,35 @@ for (const sandbox of ["off", "workspace-write"]) {
     });
   }
 }
+
+Deno.test("agent closes its MCP servers on SIGTERM", async () => {
+  const token = uniqueToken();
+  const mcpToken = uniqueToken("dsh-mcp");
+  await using ws = await workspace("off", token, {
+    everything: { command: "bash", args: ["-c", `exec -a ${mcpToken} node ${EVERYTHING} stdio`] },
+  });
+  const agent = spawnAgentProcess(client({ name: "lifetime" }), {
+    permissions: ws.flags,
+    args: agentArgs(ws),
+    cwd: ws.cwd,
+    clearEnv: true,
+    env: ws.env,
+  });
+  try {
+    const a = agent.connection.agent;
+    await a.request("initialize", { protocolVersion: 1 });
+    await a.request("session/new", { cwd: ws.cwd, mcpServers: [] });
+    await waitMarked(mcpToken, 1);
+    agent.child.kill("SIGTERM");
+    deepEqual(await waitGone(mcpToken, 2000), [], agent.stderr());
+    equal((await statusWithin(agent.child, 5000))?.code, 143);
+  } finally {
+    try {
+      agent.child.kill("SIGKILL");
+    } catch { /* exited */ }
+    await agent.close();
+  }
+});
 
 for (const signal of ["SIGTERM", "SIGKILL"] as const) {
   const what = signal === "SIGTERM"
