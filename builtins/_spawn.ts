@@ -214,7 +214,15 @@ export async function spawnTree(
     pumpError = error;
     stop();
   });
-  const diagnostics = new Response(child.stderr).bytes().catch(() => new Uint8Array());
+  const errReader = child.stderr.getReader();
+  const diagnostics = (async () => {
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { value, done } = await errReader.read();
+      if (done) return chunks;
+      chunks.push(value);
+    }
+  })().then(concat, () => new Uint8Array());
   try {
     const final = await status;
     clearTimeout(timer);
@@ -223,8 +231,18 @@ export async function spawnTree(
     if (mode === "tracked") await stop();
     else if (stopping !== undefined) await stopping;
     const pipeHeldOpen = !await drained(pump, () => delivering ? 0 : Date.now() - lastRead);
+    // Stop reading what the escaped descendant holds (a pending read would keep us alive).
     if (pipeHeldOpen) await reader.cancel().catch(() => {});
-    const extra = pipeHeldOpen ? new Uint8Array() : await diagnostics;
+    let late: ReturnType<typeof setTimeout> | undefined;
+    const extra = await Promise.race([
+      diagnostics,
+      new Promise<Uint8Array>((resolve) => {
+        const cut = () => errReader.cancel().catch(() => {}).then(() => resolve(diagnostics));
+        if (pipeHeldOpen) cut();
+        else late = setTimeout(cut, DRAIN_IDLE_MS);
+      }),
+    ]);
+    clearTimeout(late);
     if (extra.length > 0 && onOutput && pumpError === undefined) await onOutput(extra);
     if (pumpError !== undefined) throw pumpError;
     if (killError !== undefined) throw killError;
@@ -272,4 +290,14 @@ function outcome(status: Deno.CommandStatus, mode: Mode): Pick<RunResult, "exitC
   const name = SIGNALS[status.code - 128];
   if (mode === "namespace" && status.code > 128 && name) return { exitCode: null, signal: name };
   return { exitCode: status.code, signal: null };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
