@@ -36,10 +36,14 @@ export interface Lifetime extends Disposable {
  */
 export function watchLifetime(pollMs = 250): Lifetime {
   const { promise, resolve } = Promise.withResolvers<StopReason>();
-  const listeners = SIGNALS.map((signal) => {
+  const listeners = SIGNALS.flatMap((signal) => {
     const listener = () => resolve(signal);
-    Deno.addSignalListener(signal, listener);
-    return () => Deno.removeSignalListener(signal, listener);
+    try {
+      Deno.addSignalListener(signal, listener);
+    } catch {
+      return []; // not supported on this platform
+    }
+    return [() => Deno.removeSignalListener(signal, listener)];
   });
   const parent = Deno.ppid;
   const timer = setInterval(() => {
