@@ -80,8 +80,9 @@ const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it and waits for
- * it (it stops its jobs and exits by its own deadline), so the launcher never orphans it. A
+ * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it (and SIGTERM
+ * when its own parent goes away) and waits for it (it stops its jobs and exits by its own
+ * deadline), so the launcher never orphans it. A
  * start-up failure (the spawn refused or failing) is served to the editor as a JSON-RPC error.
  *
  * @param workspace The workspace folder.
@@ -127,7 +128,17 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
     Deno.addSignalListener(signal, listener);
     return () => Deno.removeSignalListener(signal, listener);
   });
+  // If whatever started the launcher is killed outright, the agent stops too.
+  const parent = Deno.ppid;
+  const watch = setInterval(() => {
+    if (Deno.ppid === parent) return;
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already exited */ }
+  }, 250);
+  Deno.unrefTimer(watch);
   const status = await child.status;
+  clearInterval(watch);
   for (const remove of forward) remove();
   return status.signal === null ? status.code : 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
 }
