@@ -82,8 +82,8 @@ const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
 /**
  * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it (and SIGTERM
  * when its own parent goes away) and waits for it (it stops its jobs and exits by its own
- * deadline), so the launcher never orphans it. A
- * start-up failure (the spawn refused or failing) is served to the editor as a JSON-RPC error.
+ * deadline), so the launcher never orphans it. A start-up failure (the spawn refused or failing)
+ * is served to the editor as a JSON-RPC error.
  *
  * @param workspace The workspace folder.
  * @param args The agent's arguments.
@@ -119,14 +119,18 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
     await serveStartupError(error, Deno.stdin.readable);
     return 1;
   }
-  const forward = FORWARDED.map((signal) => {
+  const forward = FORWARDED.flatMap((signal) => {
     const listener = () => {
       try {
         child.kill(signal);
       } catch { /* already exited */ }
     };
-    Deno.addSignalListener(signal, listener);
-    return () => Deno.removeSignalListener(signal, listener);
+    try {
+      Deno.addSignalListener(signal, listener);
+    } catch {
+      return []; // not supported on this platform
+    }
+    return [() => Deno.removeSignalListener(signal, listener)];
   });
   // If whatever started the launcher is killed outright, the agent stops too.
   const parent = Deno.ppid;
