@@ -3,7 +3,8 @@
  *
  * - `contain`: one `LocalExecutor.run("true")` in its own PID namespace (setpriv + unshare + init)
  *   against the tracked fallback (setsid, then a process-table scan for stragglers).
- * - `agent stop`: the real agent (acp/main.ts, sandbox "off", real permission profile) runs four
+ * - `agent stop`: the real agent (acp/main.ts, sandbox "off" and "workspace-write", its real
+ *   permission profile) runs four
  *   background jobs whose descendants escape by setsid, double fork and a cleared environment;
  *   the time from SIGTERM until no marked process is left (target < 2 s).
  *
@@ -45,11 +46,15 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-Deno.bench("agent stop: SIGTERM until every job's process tree is gone", {
-  group: "agent stop",
-  n: 5,
-  warmup: 1,
-}, async (b) => {
+for (const sandbox of ["off", "workspace-write"]) {
+  Deno.bench(`agent stop (sandbox ${sandbox}): SIGTERM until every job's process tree is gone`, {
+    group: "agent stop",
+    n: 5,
+    warmup: 1,
+  }, async (b) => await agentStop(b, sandbox));
+}
+
+async function agentStop(b: Deno.BenchContext, sandbox: string): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "dsh_bench_" });
   const token = `dsh-bench-${crypto.randomUUID().slice(0, 8)}`;
   const sleeper = `bash -c 'exec -a ${token} sleep 300'`;
@@ -61,7 +66,7 @@ Deno.bench("agent stop: SIGTERM until every job's process tree is gone", {
   ];
   const cwd = join(dir, "ws");
   await Deno.mkdir(cwd);
-  const configText = JSON.stringify({ sandbox: "off" });
+  const configText = JSON.stringify({ sandbox });
   const configPath = join(dir, "dsh.jsonc");
   const scriptPath = join(dir, "script.json");
   await Deno.writeTextFile(configPath, configText);
@@ -100,4 +105,4 @@ Deno.bench("agent stop: SIGTERM until every job's process tree is gone", {
   b.end();
   await agent.close();
   await Deno.remove(dir, { recursive: true });
-});
+}
