@@ -11,6 +11,7 @@ import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
 import { serveStartupError } from "./_startup_error.ts";
 import { denoCommand } from "./_deno_command.ts";
+import { relayAgent } from "./_relay.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -82,8 +83,8 @@ const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
 /**
  * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it (and SIGTERM
  * when its own parent goes away) and waits for it (it stops its jobs and exits by its own
- * deadline), so the launcher never orphans it. A start-up failure (the spawn refused or failing)
- * is served to the editor as a JSON-RPC error.
+ * deadline), so the launcher never orphans it. A start-up failure (the spawn refused or failing,
+ * or the agent dying before it answered) is served to the editor as a JSON-RPC error.
  *
  * @param workspace The workspace folder.
  * @param args The agent's arguments.
@@ -94,12 +95,13 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
   try {
     const { command, args: argv, cwd } = await agentCommand(workspace, args);
     try {
+      // Piped, not inherited: the relay answers for an agent that dies before it can.
       child = new Deno.Command(command, {
         args: [...argv],
         cwd,
-        stdin: "inherit",
-        stdout: "inherit",
-        stderr: "inherit",
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
       }).spawn();
     } catch (error) {
       throw new Error(
@@ -119,8 +121,10 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
     await serveStartupError(error, Deno.stdin.readable);
     return 1;
   }
+  let stopping = false;
   const forward = FORWARDED.flatMap((signal) => {
     const listener = () => {
+      stopping = true;
       try {
         child.kill(signal);
       } catch { /* already exited */ }
@@ -136,15 +140,18 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
   const parent = Deno.ppid;
   const watch = setInterval(() => {
     if (Deno.ppid === parent) return;
+    stopping = true;
     try {
       child.kill("SIGTERM");
     } catch { /* already exited */ }
   }, 250);
   Deno.unrefTimer(watch);
+  const code = await relayAgent(child, () => stopping);
   const status = await child.status;
   clearInterval(watch);
   for (const remove of forward) remove();
-  return status.signal === null ? status.code : 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
+  if (status.signal === null) return code;
+  return 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
 }
 
 if (import.meta.main) {

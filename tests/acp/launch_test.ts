@@ -79,3 +79,35 @@ Deno.test("launch.ts answers with a JSON-RPC error naming the flag when it may n
     } (deno is not on PATH, so --allow-run=deno does not grant it): run the launcher with --allow-run=${Deno.execPath()}`,
   );
 });
+
+Deno.test("the launcher's relay answers for an agent that dies before answering, with its reason", async () => {
+  const fixture = new URL("./_relay_fixture.ts", import.meta.url).pathname;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", "--allow-run=sh", fixture],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const connection = client({ name: "relay" }).connect(ndJsonStream(child.stdin, child.stdout));
+  try {
+    const init = await connection.agent.request("initialize", { protocolVersion: 1 });
+    equal(init.protocolVersion, 1);
+    let error: unknown;
+    try {
+      await connection.agent.request("session/new", { cwd: "/tmp", mcpServers: [] });
+    } catch (caught) {
+      error = caught;
+    }
+    equal(
+      (error as RequestError).message,
+      "Cannot start the agent: it exited with code 3 before answering (error: boom: grant --allow-x); its whole error output is in the agent's stderr log",
+    );
+  } finally {
+    connection.close();
+    await connection.closed.catch(() => {});
+    await child.stdin.close().catch(() => {});
+    equal((await child.status).code, 1);
+    match(await stderr, /error: boom: grant --allow-x/);
+  }
+});
