@@ -16,7 +16,8 @@ import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import type { Executor, RunResult } from "./executor.ts";
+import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
+import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import { jobOf, type JobStarter, withBackground } from "../jobs/with_background.ts";
 
@@ -329,6 +330,14 @@ export const bashPlugin: {
       });
     const tools = ctx.get<ToolRegistry>("tools");
     if (tools === undefined) throw new Error("Cannot register bash: the tools service is missing");
+    if (chosen instanceof LocalExecutor && chosen.kind === "local" && chosen.pidNamespace) {
+      const containment = await probeContainment();
+      if (containment.kind === "none") {
+        ctx.logger.warn(
+          `bash commands are tracked by process group and marker only, so a double-forked daemon with a cleared environment can outlive its call: ${containment.reason}`,
+        );
+      }
+    }
     const tool = createBashTool({ ...rest, executor: chosen });
     const jobs = ctx.get<JobStarter>("jobs");
     if (background === true && jobs === undefined) {
