@@ -4,7 +4,7 @@
  * - `contain`: one `LocalExecutor.run("true")` in its own PID namespace (setpriv + unshare + init)
  *   against the tracked fallback (setsid, then a process-table scan for stragglers).
  * - `agent stop`: the real agent (acp/main.ts, sandbox "off" and "workspace-write", its real
- *   permission profile) runs four
+ *   permission profile) runs four (five with one ignoring SIGTERM)
  *   background jobs whose descendants escape by setsid, double fork and a cleared environment;
  *   the time from SIGTERM until no marked process is left (target < 2 s).
  *
@@ -46,15 +46,22 @@ async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-for (const sandbox of ["off", "workspace-write"]) {
-  Deno.bench(`agent stop (sandbox ${sandbox}): SIGTERM until every job's process tree is gone`, {
-    group: "agent stop",
-    n: 5,
-    warmup: 1,
-  }, async (b) => await agentStop(b, sandbox));
+for (
+  const [sandbox, stubborn] of [["off", false], ["workspace-write", false], ["off", true]] as const
+) {
+  const what = stubborn ? ", one job ignoring SIGTERM" : "";
+  Deno.bench(
+    `agent stop (sandbox ${sandbox}${what}): SIGTERM until every job's process tree is gone`,
+    {
+      group: "agent stop",
+      n: 5,
+      warmup: 1,
+    },
+    async (b) => await agentStop(b, sandbox, stubborn),
+  );
 }
 
-async function agentStop(b: Deno.BenchContext, sandbox: string): Promise<void> {
+async function agentStop(b: Deno.BenchContext, sandbox: string, stubborn: boolean): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "dsh_bench_" });
   const token = `dsh-bench-${crypto.randomUUID().slice(0, 8)}`;
   const sleeper = `bash -c 'exec -a ${token} sleep 300'`;
@@ -63,6 +70,8 @@ async function agentStop(b: Deno.BenchContext, sandbox: string): Promise<void> {
     `env -i setsid -f ${sleeper} >/dev/null 2>&1; sleep 300`,
     `(${sleeper} &) ; sleep 300`,
     `(env -i setsid ${sleeper} >/dev/null 2>&1 &) ; sleep 300`,
+    // Ignores SIGTERM: waits for the shutdown's SIGKILL at 0.8 s.
+    ...(stubborn ? [`trap "" TERM; ${sleeper}`] : []),
   ];
   const cwd = join(dir, "ws");
   await Deno.mkdir(cwd);

@@ -26,6 +26,8 @@ function escapingCommands(token: string): string[] {
     `(${sleeper} &) ; sleep 300`,
     // Both: a cleared environment and a double fork into a new session.
     `(env -i setsid ${sleeper} >/dev/null 2>&1 &) ; sleep 300`,
+    // A tree that ignores SIGTERM (the disposition survives exec): only SIGKILL ends it.
+    `trap "" TERM; ${sleeper}`,
   ];
 }
 
