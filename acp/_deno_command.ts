@@ -35,8 +35,9 @@ function sameFile(a: string, b: string): boolean {
 
 /**
  * The Deno executable that runs the agent: the one running the launcher (`Deno.execPath()`),
- * never another `deno` found on PATH. When the permission names `deno` (as `deno task agent`
- * does) and PATH's `deno` is this very binary through a symlink, that name is used.
+ * never another `deno` found on PATH, and always by absolute path. When the permission names
+ * `deno` (as `deno task agent` does) and PATH's `deno` is this very binary through a symlink,
+ * that symlink's path is used (Deno grants the path the name resolved to, not its target).
  *
  * @param who Who spawns, for the error message. @default {"the launcher"}
  * @returns The command to spawn.
@@ -52,7 +53,8 @@ export function denoCommand(who = "the launcher"): string {
   const execPath = Deno.execPath();
   if (granted(execPath)) return execPath;
   const onPath = denoOnPath();
-  if (onPath !== undefined && granted("deno") && sameFile(onPath, execPath)) return "deno";
+  // The same binary through a PATH symlink (what `--allow-run=deno` resolves to): its absolute path.
+  if (onPath !== undefined && granted(onPath) && sameFile(onPath, execPath)) return onPath;
   const why = onPath === undefined
     ? "deno is not on PATH, so --allow-run=deno does not grant it"
     : sameFile(onPath, execPath)
