@@ -5,6 +5,7 @@
  * @module
  */
 import { type ClientApp, type ClientConnection, ndJsonStream } from "@agentclientprotocol/sdk";
+import { denoCommand } from "./_deno_command.ts";
 
 /** Options of {@linkcode spawnAgentProcess}. */
 export interface SpawnAgentProcessOptions {
@@ -58,6 +59,7 @@ async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: stri
  * @param client The client app (its handlers answer permission prompts and receive updates).
  * @param options Permission flags, arguments, cwd, env and a frame observer.
  * @returns The running process; dispose it (or call `close()`) to stop it.
+ * @throws {Error} When this process may not run its own Deno (names the `--allow-run` flag).
  *
  * @example Usage
  * ```ts ignore
@@ -75,12 +77,8 @@ export function spawnAgentProcess(
     options;
   const main = options.main ?? new URL("./main.ts", import.meta.url);
   const mainPath = main instanceof URL ? main.pathname : main;
-  // `--allow-run=deno` grants the PATH name, not the resolved binary: use whichever is allowed.
-  const execPath = Deno.execPath();
-  const deno = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"
-    ? execPath
-    : "deno";
-  const child = new Deno.Command(deno, {
+  // This very Deno (by the name the permission grants), never another one on PATH.
+  const child = new Deno.Command(denoCommand("this process"), {
     args: ["run", "--quiet", "--no-prompt", ...permissions, mainPath, ...args],
     cwd: options.cwd ?? Deno.cwd(),
     env: { ...env },

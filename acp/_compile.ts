@@ -27,7 +27,7 @@ export interface CompileArgsOptions {
 }
 
 /** The commands the compiled agent may run (a compiled binary cannot derive them per workspace). */
-const RUN = ["bash", "sh", "setsid", "ps", "kill", "bwrap", "deno", "node"];
+const RUN = ["bash", "sh", "setsid", "ps", "kill", "unshare", "setpriv", "bwrap", "deno", "node"];
 
 /** The `deno compile` arguments (after the `deno` executable). */
 export function compileArgs(options: CompileArgsOptions): string[] {

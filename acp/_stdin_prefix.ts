@@ -14,14 +14,20 @@ export interface FirstLine {
 }
 
 /**
- * Splits off the first line of `input`.
+ * Splits off the first line of `input`. A first line longer than `maxBytes` is not read into
+ * memory: `line` is then `undefined` and `rest` replays everything from the start.
  *
  * @param input The byte stream (stdin).
+ * @param maxBytes The longest first line kept. @default {33554432}
  * @returns The line and the remaining stream.
  */
-export async function readFirstLine(input: ReadableStream<Uint8Array>): Promise<FirstLine> {
+export async function readFirstLine(
+  input: ReadableStream<Uint8Array>,
+  maxBytes = 32 * 1024 * 1024,
+): Promise<FirstLine> {
   const reader = input.getReader();
   const chunks: Uint8Array[] = [];
+  let size = 0;
   let line: string | undefined;
   let leftover: Uint8Array = new Uint8Array();
   for (;;) {
@@ -33,6 +39,12 @@ export async function readFirstLine(input: ReadableStream<Uint8Array>): Promise<
     const index = value.indexOf(10);
     if (index < 0) {
       chunks.push(value);
+      size += value.length;
+      if (size > maxBytes) {
+        // Too long to be an initialize request: the framer behind answers it.
+        leftover = concat(chunks);
+        break;
+      }
       continue;
     }
     chunks.push(value.subarray(0, index));

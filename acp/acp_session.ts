@@ -243,6 +243,18 @@ export class AcpSession {
     };
   }
 
+  /**
+   * Sends a status change of a shown card (`pending` while permission is asked, `in_progress`
+   * once granted).
+   *
+   * @param callId The call id.
+   * @param status The new status.
+   */
+  status(callId: string, status: "pending" | "in_progress"): void {
+    this.#flushDelta();
+    this.#options.send({ sessionUpdate: "tool_call_update", toolCallId: callId, status });
+  }
+
   /** Stops the coalescing timer (buffered data is sent first). */
   dispose(): void {
     this.flush();

@@ -10,7 +10,7 @@ import type { JsonValue } from "../core/json.ts";
 import type { AnyToolDefinition, ToolResult } from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
 import type { ToolCallUpdateWire, ToolCallWire } from "./session_update_wire.ts";
-import { callToWire, resultToWire } from "./wire.ts";
+import { callToWire, resultToWire, terminalEndToWire } from "./wire.ts";
 
 /** The logger a presenter reports presenter throws to. */
 export interface PresenterLogger {
@@ -171,12 +171,18 @@ export class CardPresenter {
         if (!isView(view)) return checked(view);
         // Orphan guard: a terminal result needs a terminal card to land in.
         if (view.card === "terminal" && pending.card !== "terminal") return undefined;
+        // A terminal card ends as a terminal (below), whatever the view.
+        if (view.card !== "terminal" && pending.card === "terminal") return undefined;
         if (view.card === "generic" && view.content === undefined) {
           view = { ...raw, ...(view.title !== undefined ? { title: view.title } : {}) };
         }
         return resultToWire(view, wireOptions);
       });
       if (wire !== undefined) return wire;
+      // A failed or cancelled command keeps the output it showed, and its terminal ends.
+      if (pending.card === "terminal") {
+        return terminalEndToWire(result.content, pending.wire, wireOptions);
+      }
     }
     return resultToWire(raw, wireOptions);
   }

@@ -9,14 +9,16 @@ import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
 import { parseAgentArgs, usesDeepSeek } from "./main.ts";
 import { permissionFlags } from "./permissions.ts";
-import { modelBaseUrl } from "./_model_endpoint.ts";
 import { serveStartupError } from "./_startup_error.ts";
+import { denoCommand } from "./_deno_command.ts";
+import { relayAgent } from "./_relay.ts";
+import { modelBaseUrl } from "./_model_endpoint.ts";
 import { pluginGrants } from "./_plugin_grants.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
-  /** The executable (`deno`). */
+  /** The Deno executable (see {@linkcode denoCommand}). */
   readonly command: string;
   /** `run`, the permission flags, the entry point and the agent's arguments. */
   readonly args: readonly string[];
@@ -31,7 +33,6 @@ export interface AgentCommand {
  * @param args The agent's arguments (`--config`, `--sessions-dir`, …).
  * @returns The command, arguments and cwd.
  * @throws {SyntaxError} When the config file is invalid.
- * @throws {TypeError} When `DEEPSEEK_BASE_URL` is not an http or https URL.
  *
  * @example Usage
  * ```ts ignore
@@ -48,10 +49,7 @@ export async function agentCommand(
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
-  const execPath = Deno.execPath();
-  const command = Deno.permissions.querySync({ name: "run", command: execPath }).state === "granted"
-    ? execPath
-    : "deno";
+  const command = denoCommand();
   const plugins = await pluginGrants(config.plugins, base, command);
   const flags = permissionFlags(config, {
     roots,
@@ -81,10 +79,90 @@ export async function agentCommand(
   };
 }
 
+const FORWARDED = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGKILL: 9,
+  SIGTERM: 15,
+};
+
+/**
+ * Runs the agent with the editor's stdio, forwards SIGTERM, SIGINT and SIGHUP to it (and SIGTERM
+ * when its own parent goes away) and waits for it (it stops its jobs and exits by its own
+ * deadline), so the launcher never orphans it. A start-up failure (the spawn refused or failing,
+ * or the agent dying before it answered) is served to the editor as a JSON-RPC error.
+ *
+ * @param workspace The workspace folder.
+ * @param args The agent's arguments.
+ * @returns The exit code (`128 + n` when signal `n` ended the agent).
+ */
+async function launch(workspace: string, args: readonly string[]): Promise<number> {
+  let child: Deno.ChildProcess;
+  try {
+    const { command, args: argv, cwd } = await agentCommand(workspace, args);
+    try {
+      // Piped, not inherited: the relay answers for an agent that dies before it can.
+      child = new Deno.Command(command, {
+        args: [...argv],
+        cwd,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      throw new Error(
+        error instanceof Deno.errors.NotFound
+          ? `Cannot start the agent: ${
+            JSON.stringify(command)
+          } was not found: run the launcher with the absolute path of deno`
+          : `Cannot start the agent: cannot run ${JSON.stringify(command)}: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        { cause: error },
+      );
+    }
+  } catch (error) {
+    // A bad flag or config, or no way to run Deno: tell the editor (every request fails with
+    // the message), no stack.
+    await serveStartupError(error, Deno.stdin.readable);
+    return 1;
+  }
+  let stopping = false;
+  const forward = FORWARDED.flatMap((signal) => {
+    const listener = () => {
+      stopping = true;
+      try {
+        child.kill(signal);
+      } catch { /* already exited */ }
+    };
+    try {
+      Deno.addSignalListener(signal, listener);
+    } catch {
+      return []; // not supported on this platform
+    }
+    return [() => Deno.removeSignalListener(signal, listener)];
+  });
+  // If whatever started the launcher is killed outright, the agent stops too.
+  const parent = Deno.ppid;
+  const watch = setInterval(() => {
+    if (Deno.ppid === parent) return;
+    stopping = true;
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already exited */ }
+  }, 250);
+  Deno.unrefTimer(watch);
+  const code = await relayAgent(child, () => stopping);
+  const status = await child.status;
+  clearInterval(watch);
+  for (const remove of forward) remove();
+  if (status.signal === null) return code;
+  return 128 + (SIGNAL_NUMBERS[status.signal] ?? 0);
+}
+
 if (import.meta.main) {
-  const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
-  const help = Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a));
-  if (help) {
+  if (Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
     // Print without reading the config (it may be the thing that is broken).
     const text = Deno.args.some((a) => a === "-h" || a === "--help")
       ? AGENT_HELP
@@ -92,22 +170,5 @@ if (import.meta.main) {
     Deno.stdout.writeSync(new TextEncoder().encode(text));
     Deno.exit(0);
   }
-  let computed: AgentCommand | undefined;
-  try {
-    computed = await agentCommand(workspace, Deno.args);
-  } catch (error) {
-    // A bad flag or config: tell the editor (every request fails with the message), no stack.
-    await serveStartupError(error, Deno.stdin.readable);
-    Deno.exit(1);
-  }
-  const { command, args, cwd } = computed;
-  const status = await new Deno.Command(command, {
-    args: [...args],
-    cwd,
-    stdin: "inherit",
-    stdout: "inherit",
-    stderr: "inherit",
-  })
-    .spawn().status;
-  Deno.exit(status.code);
+  Deno.exit(await launch(Deno.env.get("INIT_CWD") ?? Deno.cwd(), Deno.args));
 }

@@ -29,6 +29,7 @@ import { errorMessage } from "../core/error_message.ts";
 import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION, bannerLine } from "./_cli.ts";
+import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -261,6 +262,9 @@ export async function main(args: readonly string[]): Promise<number> {
   setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
+  // A signal, the end of stdin or the parent's exit stops every job's process tree in time.
+  const lifetime = watchLifetime();
+  let reason: StopReason = "stdin closed";
   try {
     ctx.on("tools/pre-execute", permissionGate(config, safety));
     // Tools load after the connection is up; session requests wait for them.
@@ -305,11 +309,16 @@ export async function main(args: readonly string[]): Promise<number> {
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);
-    await connection.closed;
+    reason = await Promise.race([
+      connection.closed.then(() => "stdin closed" as const),
+      lifetime.stopRequested,
+    ]);
   } finally {
-    await ctx.fiber.dispose();
+    if (reason !== "stdin closed") ctx.logger.info(`Stopping: ${reason}`);
+    await shutdownWithin(() => ctx.fiber.dispose(), { log: (m) => ctx.logger.warn(m) });
+    lifetime[Symbol.dispose]();
   }
-  return 0;
+  return exitCodeFor(reason);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -345,9 +354,10 @@ function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream
 
 if (import.meta.main) {
   try {
-    Deno.exitCode = await main(Deno.args);
+    // Exit now: after a signal, a read of stdin may still be pending.
+    Deno.exit(await main(Deno.args));
   } catch (error) {
     Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR acp: ${errorMessage(error)}\n`));
-    Deno.exitCode = 1;
+    Deno.exit(1);
   }
 }

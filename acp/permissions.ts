@@ -113,6 +113,9 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     // --allow-run for Deno.kill, so the jobs layer walks them with ps and signals them with kill.
     "ps",
     "kill",
+    // Containment: every tool process runs in its own PID namespace (jobs/process_containment.ts).
+    "unshare",
+    "setpriv",
     ...(config.sandbox === "off" || config.sandbox === "danger-full-access" ? [] : ["bwrap"]),
     "deno",
     denoPath,

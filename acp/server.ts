@@ -19,7 +19,7 @@ import { createAgent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
 import type { ApprovalOutcome, ApprovalService, ToolMode, ToolsContext } from "../registry/mod.ts";
 import { AcpSession, type BridgeEvent } from "./acp_session.ts";
-import { SessionPermissions } from "./session_permissions.ts";
+import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
 import {
   type AgentInfo,
   hasTerminalOutput,
@@ -27,6 +27,7 @@ import {
   initializeResponse,
 } from "./initialize.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";
+import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
 
 /** Options of {@linkcode createAcpServer}. */
 export interface AcpServerOptions {
@@ -56,6 +57,11 @@ export interface AcpServerOptions {
    * then registers no initialize handler. @default {undefined}
    */
   readonly initialized?: InitializeRequestWire;
+  /**
+   * The largest message read, in bytes; a longer one is dropped and answered with a JSON-RPC
+   * error (the connection goes on). @default {MAX_FRAME_BYTES (32 MiB)}
+   */
+  readonly maxFrameBytes?: number;
 }
 
 /** A running ACP connection of {@linkcode AcpServer}. */
@@ -199,11 +205,23 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         if (!client) {
           return Promise.reject(new Error("Cannot ask for permission: no client connected"));
         }
-        return client.request(
+        // A card already shown waits as `pending` while the user decides, then runs.
+        const id = params.toolCall.toolCallId;
+        const shown = view.presenter.pendingCard(id) !== undefined;
+        if (shown) view.status(id, "pending");
+        const answer: Promise<PermissionResponseWire> = client.request(
           "session/request_permission",
           params,
           signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
         );
+        if (shown) {
+          answer.then(({ outcome }) => {
+            if (outcome.outcome === "selected" && outcome.optionId.startsWith("allow")) {
+              view.status(id, "in_progress");
+            }
+          }, () => {});
+        }
+        return answer;
       },
     );
     const live: LiveSession = {
@@ -449,7 +467,15 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     });
   return {
     connect(output, input): AcpServerConnection {
-      const connection = app.connect(ndJsonStream(output, input));
+      const limit = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+      const shared = shareOutput(output);
+      const lines = boundFrames(input, limit, (bytes, head) => {
+        logger.warn("Dropped an oversized ACP message", { bytes, limit });
+        return shared.write(oversizedError(bytes, limit, head)).catch(() => {});
+      });
+      const connection = app.connect(
+        ndJsonStream(shared.writable, lines, { maxMessageBytes: limit + 1 }),
+      );
       return {
         closed: connection.closed,
         close(): Promise<void> {

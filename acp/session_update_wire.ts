@@ -87,8 +87,11 @@ export interface ToolCallUpdateWire {
   readonly sessionUpdate: "tool_call_update";
   /** The tool call id. */
   readonly toolCallId: string;
-  /** The final status; absent while output streams. */
-  readonly status?: "completed" | "failed";
+  /**
+   * The final status (`completed`, `failed`), `pending` while permission is asked and
+   * `in_progress` once granted; absent while output streams.
+   */
+  readonly status?: "pending" | "in_progress" | "completed" | "failed";
   /** A new card title. */
   readonly title?: string;
   /** The new card body (replaces the old one). */

@@ -292,3 +292,64 @@ export function resultToWire(
       };
   }
 }
+
+/**
+ * Ends a terminal card whose result is not a terminal view (a failure, such as a cancelled call):
+ * the output already shown stays (with what was not yet sent), the result's text is added below
+ * it, and on the `_meta` path the terminal is ended with `terminal_exit`.
+ *
+ * @param content The result's content blocks (for example `Error: tool call aborted`).
+ * @param call The `tool_call` that created the card (its content is kept on the `_meta` path).
+ * @param options The call id, session cwd, terminal capability, error flag and streamed output.
+ * @returns The `tool_call_update`.
+ *
+ * @example Usage
+ * ```ts
+ * import { callToWire, terminalEndToWire } from "./wire.ts";
+ * import { equal } from "node:assert/strict";
+ * const options = { toolCallId: "c1", cwd: "/w", terminalOutput: true };
+ * const call = callToWire({ card: "terminal", title: "sleep 9" }, options);
+ * const update = terminalEndToWire([{ type: "text", text: "Error: tool call aborted" }], call, {
+ *   ...options,
+ *   isError: true,
+ *   streamed: "partial\n",
+ * });
+ * equal(update.status, "failed");
+ * equal(JSON.stringify(update._meta), '{"terminal_exit":{"terminal_id":"c1","exit_code":null,"signal":null}}');
+ * ```
+ */
+export function terminalEndToWire(
+  content: readonly ContentBlock[],
+  call: ToolCallWire,
+  options: ResultWireOptions,
+): ToolCallUpdateWire {
+  const { toolCallId, terminalOutput, isError, streamed = "", unsent = "" } = options;
+  const output = streamed + unsent;
+  const status = isError ? "failed" : "completed";
+  if (!terminalOutput) {
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status,
+      content: [
+        ...(output === "" ? [] : [{
+          type: "content" as const,
+          content: { type: "text" as const, text: fenceConsole(output) },
+        }]),
+        ...textItems(content),
+      ],
+      rawOutput: { output },
+    };
+  }
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status,
+    content: [...(call.content ?? []), ...textItems(content)],
+    _meta: {
+      ...(unsent === "" ? {} : { terminal_output: { terminal_id: toolCallId, data: unsent } }),
+      terminal_exit: { terminal_id: toolCallId, exit_code: null, signal: null },
+    },
+    rawOutput: { output },
+  };
+}

@@ -16,7 +16,8 @@ import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import type { Executor, RunResult } from "./executor.ts";
+import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
+import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import { jobOf, type JobStarter, withBackground } from "../jobs/with_background.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
@@ -43,6 +44,8 @@ export type BashMeta = {
   readonly timedOut?: boolean;
   /** The spill file holding the complete output. */
   readonly spillPath?: string;
+  /** True when a descendant kept the output pipe open after the command ended (reading stopped). */
+  readonly pipeHeldOpen?: boolean;
 };
 
 /** Options for {@linkcode createBashTool}. */
@@ -141,6 +144,11 @@ export function presentBashResult(
  */
 export function formatBashText(output: string, run: RunResult, timeoutMs?: number): string {
   const markers: string[] = [];
+  if (run.pipeHeldOpen) {
+    markers.push(
+      "[output incomplete: a background process kept the output open after the command ended; stopped reading]",
+    );
+  }
   if (run.timedOut) markers.push(`[timed out after ${timeoutMs} ms]`);
   if (run.signal !== null) markers.push(`[killed by signal: ${run.signal}]`);
   if (run.exitCode !== null && run.exitCode !== 0) markers.push(`[exit code: ${run.exitCode}]`);
@@ -260,6 +268,7 @@ function bashMeta(summary: CaptureSummary, run: RunResult): BashMeta {
   };
   if (run.signal !== null) meta.signal = run.signal;
   if (run.timedOut) meta.timedOut = true;
+  if (run.pipeHeldOpen) meta.pipeHeldOpen = true;
   if (summary.spillPath !== undefined) meta.spillPath = summary.spillPath;
   return meta;
 }
@@ -345,6 +354,14 @@ export const bashPlugin: {
       });
     const tools = ctx.get<ToolRegistry>("tools");
     if (tools === undefined) throw new Error("Cannot register bash: the tools service is missing");
+    if (chosen instanceof LocalExecutor && chosen.kind === "local" && chosen.pidNamespace) {
+      const containment = await probeContainment();
+      if (containment.kind === "none") {
+        ctx.logger.warn(
+          `bash commands are tracked by process group and marker only, so a double-forked daemon with a cleared environment can outlive its call: ${containment.reason}`,
+        );
+      }
+    }
     const tool = createBashTool({ ...rest, executor: chosen });
     const jobs = ctx.get<JobStarter>("jobs");
     if (background === true && jobs === undefined) {

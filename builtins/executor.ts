@@ -49,6 +49,11 @@ export interface RunResult {
   readonly timedOut: boolean;
   /** True when `signal` aborted and the tree was killed. */
   readonly aborted: boolean;
+  /**
+   * True when a descendant (one that escaped the process tree) still held the output pipe open
+   * after the command ended and its tree was killed: reading stopped, later output is lost.
+   */
+  readonly pipeHeldOpen?: boolean;
 }
 
 /** A file's metadata. */
@@ -89,6 +94,13 @@ export interface LocalExecutorOptions {
    * @default {the process-wide policy of setEnvPolicy}
    */
   readonly envPolicy?: EnvPolicy;
+  /**
+   * Run each command in its own PID namespace when the host allows it (see
+   * jobs/process_containment.ts), so no descendant outlives the call. `false` tracks the tree by
+   * process group and environment marker only (commands then see and may signal host processes,
+   * but a double-forked daemon with a cleared environment escapes). @default {true}
+   */
+  readonly pidNamespace?: boolean;
 }
 
 /**
@@ -123,6 +135,8 @@ export class LocalExecutor implements Executor {
   readonly shell: string;
   /** The environment policy, when one was given (else the process-wide one applies). */
   readonly envPolicy: EnvPolicy | undefined;
+  /** Whether commands run in their own PID namespace (when the host allows it). */
+  readonly pidNamespace: boolean;
 
   /**
    * Creates a local executor.
@@ -132,6 +146,7 @@ export class LocalExecutor implements Executor {
   constructor(options: LocalExecutorOptions = {}) {
     this.shell = options.shell ?? "bash";
     this.envPolicy = options.envPolicy;
+    this.pidNamespace = options.pidNamespace ?? true;
   }
 
   /**
@@ -164,10 +179,11 @@ export class LocalExecutor implements Executor {
       }
     }
     const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
-    return await spawnTree(this.argv(command, options.cwd), {
-      ...options,
-      env: { ...inherited, ...options.env },
-    });
+    return await spawnTree(
+      this.argv(command, options.cwd),
+      { ...options, env: { ...inherited, ...options.env } },
+      this.pidNamespace,
+    );
   }
 
   /**

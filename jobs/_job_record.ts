@@ -183,17 +183,20 @@ export async function killLeftoverGroups(record: JobRecord, graceMs: number): Pr
 /**
  * Settles a record once its producer settled: waits until every reaping confirmed its trees
  * gone (a killed job is final only then), closes the output and sets the terminal status.
+ * Returns false when the record was abandoned meanwhile (first settlement wins).
  */
 export async function finishRecord(
   record: JobRecord,
   outcome: JobOutcome | void,
   error: unknown,
-): Promise<void> {
+): Promise<boolean> {
   while (record.reaping !== undefined) {
     const reaping = record.reaping;
     await reaping;
     if (record.reaping === reaping) break;
   }
+  // Abandoned at the kill deadline: that settlement stands.
+  if (isTerminal(record.status)) return false;
   record.buffer.close();
   const exit: JobDetail = {
     ...(outcome?.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
@@ -215,6 +218,25 @@ export async function finishRecord(
     record.detail = { ...record.detail, ...exit };
   }
   record.finishedAt = new Date().toISOString();
+  return true;
+}
+
+/**
+ * Finishes a killed record whose producer did not settle within `waitedMs`: `killed`, with the
+ * reason in `detail.abandoned`; its output is closed, so later writes are dropped.
+ *
+ * @returns False when the record had already settled.
+ */
+export function abandonRecord(record: JobRecord, waitedMs: number): boolean {
+  if (isTerminal(record.status)) return false;
+  record.buffer.close();
+  record.status = "killed";
+  record.detail = {
+    ...record.detail,
+    abandoned: `gave up waiting for its producer after ${waitedMs} ms; later output is dropped`,
+  };
+  record.finishedAt = new Date().toISOString();
+  return true;
 }
 
 /** The record of `id` if `caller` may see it (`undefined` is the embedder, which sees all). */

@@ -9,6 +9,7 @@ import { OutputBuffer } from "./output_buffer.ts";
 import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 import {
+  abandonRecord,
   accessRecord,
   controlOf,
   finishRecord,
@@ -272,7 +273,8 @@ export class JobService implements AsyncDisposable {
    *
    * @param id The job id.
    * @param options The reason and the calling session (`undefined`: the embedder).
-   * @returns `killed`, `stopping` (the producer has not settled within `killWaitMs`) or `already-finished`.
+   * @returns `killed` (the producer settled, or was abandoned at `killWaitMs`: see
+   *   `detail.abandoned`) or `already-finished`.
    * @throws {HarnessError} `JOB_NOT_FOUND` / `JOB_FORBIDDEN`.
    */
   async kill(
@@ -290,11 +292,10 @@ export class JobService implements AsyncDisposable {
       ? "owner"
       : `session:${caller}`;
     this.#stop(record, killer, reason);
-    await waitUntil(
-      record,
-      () => isTerminal(record.status),
-      this.#options.killWaitMs ?? 10_000,
-    );
+    const waitMs = this.#options.killWaitMs ?? 10_000;
+    await waitUntil(record, () => isTerminal(record.status), waitMs);
+    // No job stays in `stopping`: past the deadline the producer is abandoned.
+    this.#abandon(record, waitMs);
     const job = snapshotOf(record);
     return { outcome: isTerminal(job.status) ? "killed" : "stopping", job };
   }
@@ -336,11 +337,9 @@ export class JobService implements AsyncDisposable {
     }
     await Promise.all(records.map(async (record) => {
       // A producer that ignores its signal and tracks no process cannot hold disposal forever.
-      await waitUntil(
-        record,
-        () => isTerminal(record.status),
-        this.#options.killWaitMs ?? 10_000,
-      );
+      const waitMs = this.#options.killWaitMs ?? 10_000;
+      await waitUntil(record, () => isTerminal(record.status), waitMs);
+      if (record.status === "stopping") this.#abandon(record, waitMs);
       // Processes a finished job left behind in its group (for example `cmd &`) die with the owner.
       await killLeftoverGroups(record, this.#options.killGraceMs ?? 2000);
     }));
@@ -366,12 +365,18 @@ export class JobService implements AsyncDisposable {
     reapProcesses(record, this.#options.killGraceMs ?? 2000);
   }
 
+  #abandon(record: JobRecord, waitedMs: number): void {
+    if (!abandonRecord(record, waitedMs)) return;
+    wake(record);
+    if (record.ownerPolls === 0) this.#notify(record);
+  }
+
   async #settle(
     record: JobRecord,
     outcome: JobOutcome | void,
     error: unknown,
   ): Promise<void> {
-    await finishRecord(record, outcome, error);
+    if (!await finishRecord(record, outcome, error)) return;
     wake(record);
     if (record.ownerPolls === 0) this.#notify(record);
   }

@@ -49,9 +49,10 @@ export function formatJobStatus(job: JobSnapshot): string {
     detail.signal !== undefined ? `signal ${detail.signal}` : undefined,
   ].filter((part) => part !== undefined).join(", ");
   const reason = detail.reason !== undefined && detail.reason !== "" ? `: ${detail.reason}` : "";
-  const survivors = detail.survivors !== undefined && detail.survivors.length > 0
-    ? `; ${detail.survivors.length} process(es) survived the kill: ${detail.survivors.join(", ")}`
-    : "";
+  const survivors =
+    (detail.survivors !== undefined && detail.survivors.length > 0
+      ? `; ${detail.survivors.length} process(es) survived the kill: ${detail.survivors.join(", ")}`
+      : "") + (detail.abandoned !== undefined ? `; ${detail.abandoned}` : "");
   switch (job.status) {
     case "running":
       return "running";

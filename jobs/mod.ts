@@ -47,3 +47,5 @@ export { cleanupSpillFiles, cutMiddle, spillPolicy } from "./spill_policy.ts";
 export type { SpillCut, SpillPolicyOptions } from "./spill_policy.ts";
 export { jobsPlugin } from "./jobs_plugin.ts";
 export type { JobsPluginConfig } from "./jobs_plugin.ts";
+export { killAllTrees, ownsPidNamespace, probeContainment } from "./process_containment.ts";
+export type { Containment, ContainmentKind } from "./process_containment.ts";

@@ -183,6 +183,27 @@ async function signalAll(targets: readonly number[], signal: Deno.Signal): Promi
   }
 }
 
+/**
+ * Sends `signal` to each target: a positive id names a process, a negative one a process group.
+ * Uses `Deno.kill`, or a `kill` subprocess under a restricted `--allow-run`; processes that are
+ * already gone are ignored.
+ *
+ * @param targets Process ids, or negated process group ids.
+ * @param signal The signal.
+ * @throws {Error} When no signal can be sent (neither `Deno.kill` nor `kill` is allowed).
+ *
+ * @example Usage
+ * ```ts
+ * import { signalProcesses } from "./process_tree.ts";
+ * const child = new Deno.Command("sleep", { args: ["30"], detached: true }).spawn();
+ * await signalProcesses([-child.pid], "SIGKILL");
+ * await child.status;
+ * ```
+ */
+export function signalProcesses(targets: readonly number[], signal: Deno.Signal): Promise<void> {
+  return signalAll(targets, signal);
+}
+
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -30,6 +30,11 @@ export interface JobDetail {
   readonly error?: string;
   /** Process ids still alive after a process-tree kill (empty or absent means all reaped). */
   readonly survivors?: readonly number[];
+  /**
+   * Set when a killed job's producer did not settle within the kill deadline: the job was
+   * finished without it and anything it writes later is dropped.
+   */
+  readonly abandoned?: string;
 }
 
 /** A non-consuming snapshot of one job. */
@@ -131,7 +136,10 @@ export interface JobRead {
 
 /** The result of {@linkcode JobService.kill}. */
 export interface JobKillResult {
-  /** `killed` once the producer settled, `stopping` if it has not yet, `already-finished` for a terminal job. */
+  /**
+   * `killed` once the producer settled or was abandoned at the deadline (`detail.abandoned`),
+   * `already-finished` for a terminal job. (`stopping` is no longer returned: no job stays in it.)
+   */
   readonly outcome: "killed" | "stopping" | "already-finished";
   /** The job after the kill. */
   readonly job: JobSnapshot;
@@ -145,7 +153,10 @@ export interface JobServiceOptions {
   readonly windowBytes?: number;
   /** SIGTERM → SIGKILL grace for tracked process trees. @default {2000} */
   readonly killGraceMs?: number;
-  /** How long `kill()` waits for the producer to settle before answering `stopping`. @default {10000} */
+  /**
+   * How long `kill()` and disposal wait for a producer to settle; past it the job is finished as
+   * `killed` with `detail.abandoned` and its later output is dropped. @default {10000}
+   */
   readonly killWaitMs?: number;
   /** Finds the agent of a bare session-id owner, for notices. @default {() => undefined} */
   readonly agentFor?: (sessionId: string) => AgentHandle | undefined;

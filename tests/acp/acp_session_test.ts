@@ -81,8 +81,11 @@ Deno.test("AcpSession.output() streams only terminal cards and hands the unsent 
     .map((
       u,
     ) => ((u as { _meta?: { terminal_output?: { data: string } } })._meta?.terminal_output?.data));
-  // The result is generic (no presentResult), so the streamed text stays on the terminal.
-  deepEqual(data, ["one\n", undefined]);
+  // The result has no terminal view (no presentResult): the card keeps its terminal, receives
+  // the unsent tail and ends with terminal_exit.
+  deepEqual(data, ["one\n", "two\n"]);
+  const last = sent.at(-1) as { _meta?: { terminal_exit?: unknown } };
+  deepEqual(last._meta?.terminal_exit, { terminal_id: "t", exit_code: null, signal: null });
 });
 
 Deno.test("AcpSession with flushMs 0 sends each piece at once", () => {

@@ -127,6 +127,9 @@ Deno.test("acpx --approve-all answers allow_once and sees the diff card complete
   const cards = updates(frames).filter((u) => String(u.sessionUpdate).startsWith("tool_call"));
   deepEqual(cards.map((u) => [u.sessionUpdate, u.status, u.kind ?? null]), [
     ["tool_call", "in_progress", "edit"],
+    // Pending while acpx is asked, running once allowed.
+    ["tool_call_update", "pending", null],
+    ["tool_call_update", "in_progress", null],
     ["tool_call_update", "completed", null],
   ]);
   equal(await Deno.readTextFile(join(ws, "n.txt")), "hi\n");
@@ -147,8 +150,9 @@ Deno.test("acpx --deny-all answers reject_once and the write fails without touch
     f.id === ask.id && f.result !== undefined && f.method === undefined && "outcome" in f.result
   );
   deepEqual(answer?.result, { outcome: { outcome: "selected", optionId: "reject_once" } });
-  const done = updates(frames).find((u) => u.sessionUpdate === "tool_call_update");
-  equal(done?.status, "failed");
+  const statuses = updates(frames).filter((u) => u.sessionUpdate === "tool_call_update")
+    .map((u) => u.status);
+  deepEqual(statuses, ["pending", "failed"]);
   await Deno.stat(join(ws, "n.txt")).then(() => ok(false, "file was written"), () => {});
 });
 

@@ -19,7 +19,7 @@ Deno.test("permissionFlags() derives an explicit profile from the config", () =>
     [
       "--allow-read=/w,/s,/tmp,/w/dsh.jsonc",
       "--allow-write=/w,/s,/tmp",
-      "--allow-run=bash,sh,setsid,ps,kill,bwrap,deno,/bin/deno,node",
+      "--allow-run=bash,sh,setsid,ps,kill,unshare,setpriv,bwrap,deno,/bin/deno,node",
       "--allow-env",
       "--allow-net=llm.example:8443",
     ],
@@ -37,7 +37,7 @@ Deno.test("permissionFlags() grants no net to the demo model", () => {
   deepEqual(flags, [
     "--allow-read=/w,/s,/t",
     "--allow-write=/w,/s,/t",
-    "--allow-run=bash,sh,setsid,ps,kill,bwrap,deno,/bin/deno",
+    "--allow-run=bash,sh,setsid,ps,kill,unshare,setpriv,bwrap,deno,/bin/deno",
     "--allow-env",
   ]);
 });

@@ -5,8 +5,8 @@ import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolOutcome } from "../../registry/types.ts";
-import { isAlive, tempDir } from "../_helpers.ts";
-import { fakeAgent, text, waitForLines } from "./_fixtures.ts";
+import { markedSleep, tempDir, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
+import { fakeAgent, text } from "./_fixtures.ts";
 
 async function harness(config: BashPluginConfig = {}): Promise<ToolsContext & AsyncDisposable> {
   const ctx = await createHarness();
@@ -107,19 +107,17 @@ Deno.test("bash streams output chunks as produced", async () => {
 
 Deno.test("bash kills the process tree on abort and reports ABORTED", async () => {
   await using ctx = await harness();
-  await using dir = await tempDir();
-  const pids = `${dir.path}/pids`;
+  const token = uniqueToken();
   const controller = new AbortController();
   const pending = bash(ctx, {
-    command:
-      `sleep 300 & echo $! >> ${pids}; bash -c 'sleep 300 & echo $! >> ${pids}; wait' & wait`,
+    command: `${markedSleep(token)} & bash -c "${markedSleep(token)} & wait" & wait`,
   }, { signal: controller.signal });
-  const seen = (await waitForLines(pids, 2)).map(Number);
+  await waitMarked(token, 2);
   controller.abort();
   const outcome = await pending;
   equal(outcome.isError, true);
   equal(outcome.error?.code, "ABORTED");
-  deepEqual(seen.filter(isAlive), []);
+  deepEqual(await waitGone(token, 5000), []);
 });
 
 Deno.test("bash truncates long output to head and tail and spills every byte", async () => {

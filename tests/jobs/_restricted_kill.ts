@@ -47,7 +47,7 @@ if (mode === "no-ps") {
   // The shell executor: child, grandchild and a daemon that escaped group and tree (marker only).
   const pids = `${dir}/pids`;
   const controller = new AbortController();
-  const run = new LocalExecutor().run(
+  const run = new LocalExecutor({ pidNamespace: false }).run(
     `sleep 321 & echo $! >> ${pids}
      bash -c 'sleep 322 & echo $! >> ${pids}; wait' &
      (setsid sleep 323 >/dev/null 2>&1 & echo $! >> ${pids})

@@ -83,7 +83,7 @@ Deno.test("job_kill() kills, reports finished jobs, and respects the fence", asy
   }
 });
 
-Deno.test("job_kill() says the job has not stopped yet while its producer is still settling", async () => {
+Deno.test("job_kill() gives up on a producer that does not settle by the deadline: killed, never left stopping", async () => {
   const { ctx, jobs, call } = await setup({ killWaitMs: 0 });
   const release = Promise.withResolvers<void>();
   try {
@@ -91,14 +91,22 @@ Deno.test("job_kill() says the job has not stopped yet while its producer is sti
       kind: "slow",
       label: "drain",
       owner: "s1",
-      run: () => release.promise,
+      run: async (job) => {
+        await release.promise;
+        job.output.write("too late");
+      },
     });
     equal(
       text(await call("job_kill", { job_id: id }, agentFor("s1"))),
-      "requested cancellation of job slow-1; it has not stopped yet [status: stopping (kill requested by the owner session)]",
+      "requested cancellation of job slow-1; it stopped [status: killed by the owner session; gave up waiting for its producer after 0 ms; later output is dropped]",
     );
+    equal(jobs.get(id).status, "killed");
     release.resolve();
-    equal((await jobs.wait(id)).status, "killed");
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the producer writes and settles
+    // The first settlement stands and the late output is dropped.
+    const read = await jobs.read(id);
+    equal(read.job.status, "killed");
+    equal(read.text, "");
   } finally {
     release.resolve();
     await ctx.fiber.dispose();

@@ -1,0 +1,199 @@
+/**
+ * Containment of tool process trees: each command runs as the child of a tiny init in its own
+ * PID namespace (`unshare --pid --fork --kill-child --mount-proc`), so no descendant can outlive
+ * its run, not even one that called `setsid`, double-forked and cleared its environment. When the
+ * init exits or is killed, the kernel kills every process left in the namespace. `setpriv
+ * --pdeathsig KILL` in front ties the namespace to this process: it dies even if this process is
+ * killed with SIGKILL.
+ *
+ * As root the namespace needs no user namespace. A normal user gets one with
+ * `--map-current-user` (the same uid inside). Without either (no `unshare`, no permission, user
+ * namespaces disabled) runs fall back to process-group and environment-marker tracking, which a
+ * double-forked daemon with a cleared environment can escape; {@linkcode probeContainment} says
+ * why.
+ *
+ * Every spawning layer registers its live trees here, so a shutdown can take them all down at
+ * once with {@linkcode killAllTrees}.
+ *
+ * @module
+ */
+import { errorMessage } from "../core/error_message.ts";
+
+/** How tool processes are contained. */
+export type ContainmentKind = "pid-namespace" | "user-pid-namespace" | "none";
+
+/** The result of {@linkcode probeContainment}. */
+export interface Containment {
+  /** `pid-namespace` (root), `user-pid-namespace` (a normal user) or `none`. */
+  readonly kind: ContainmentKind;
+  /**
+   * The argv placed in front of the command (after `setsid`). It ends with the init that runs
+   * the command as its child: `[..., "sh", "-c", INIT, "dsh-init"]`. Empty for `none`.
+   */
+  readonly prefix: readonly string[];
+  /** Why no namespace is available (`none` only). */
+  readonly reason?: string;
+}
+
+/**
+ * The init script (pid 1 of the namespace). It runs the command in the foreground, so the
+ * command keeps normal signal dispositions (an asynchronous list would ignore SIGINT), and exits
+ * with its status (`128 + n` after signal `n`). Its own stderr is silenced (no "Terminated" job
+ * report), the command keeps the original one. pid 1 ignores signals it has no handler for, so
+ * SIGTERM to the process group reaches the command only; SIGKILL from outside ends the namespace.
+ */
+const INIT_SCRIPT = 'exec 3>&2 2>/dev/null; (exec "$@" 2>&3 3>&-); exit "$?"';
+
+const UNSHARE_ROOT = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--"];
+const UNSHARE_USER = [
+  "unshare",
+  "--user",
+  "--map-current-user",
+  "--pid",
+  "--fork",
+  "--kill-child",
+  "--mount-proc",
+  "--",
+];
+const PDEATHSIG = ["setpriv", "--pdeathsig", "KILL", "--"];
+const INIT = ["sh", "-c", INIT_SCRIPT, "dsh-init"];
+
+let probed: Promise<Containment> | undefined;
+
+async function works(argv: readonly string[]): Promise<string | undefined> {
+  try {
+    const output = await new Deno.Command(argv[0]!, {
+      args: [...argv.slice(1), "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (output.success) return undefined;
+    const stderr = new TextDecoder().decode(output.stderr).trim().slice(0, 200);
+    return `"${argv.join(" ")} true" exited with code ${output.code}${
+      stderr ? ` (${stderr})` : ""
+    }`;
+  } catch (error) {
+    return `cannot run "${argv[0]}": ${errorMessage(error)}`;
+  }
+}
+
+async function probe(): Promise<Containment> {
+  const pdeathsig = await works(PDEATHSIG) === undefined ? PDEATHSIG : [];
+  const rootFailure = await works([...pdeathsig, ...UNSHARE_ROOT]);
+  if (rootFailure === undefined) {
+    return { kind: "pid-namespace", prefix: [...pdeathsig, ...UNSHARE_ROOT, ...INIT] };
+  }
+  const userFailure = await works([...pdeathsig, ...UNSHARE_USER]);
+  if (userFailure === undefined) {
+    return { kind: "user-pid-namespace", prefix: [...pdeathsig, ...UNSHARE_USER, ...INIT] };
+  }
+  return {
+    kind: "none",
+    prefix: [],
+    reason: `no PID namespace for tool processes: ${rootFailure}; ${userFailure}`,
+  };
+}
+
+/**
+ * Finds out once per process which containment works here (two or three short probes on first
+ * use; later calls share the answer).
+ *
+ * @returns The containment.
+ *
+ * @example Usage
+ * ```ts
+ * import { probeContainment } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * const containment = await probeContainment();
+ * ok(["pid-namespace", "user-pid-namespace", "none"].includes(containment.kind));
+ * ```
+ */
+export function probeContainment(): Promise<Containment> {
+  return probed ??= probe();
+}
+
+/**
+ * Whether an argv already runs its command in a PID namespace that dies with its parent
+ * (bubblewrap with `--unshare-pid` or `--unshare-all`, and `--die-with-parent`), so no extra
+ * containment is needed.
+ *
+ * @param argv The program and its arguments.
+ * @returns True for such a bubblewrap argv.
+ *
+ * @example Usage
+ * ```ts
+ * import { ownsPidNamespace } from "./process_containment.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(ownsPidNamespace(["bwrap", "--unshare-pid", "--die-with-parent", "--", "sh"]), true);
+ * equal(ownsPidNamespace(["bash", "-c", "true"]), false);
+ * ```
+ */
+export function ownsPidNamespace(argv: readonly string[]): boolean {
+  const program = argv[0]?.split("/").at(-1);
+  if (program !== "bwrap") return false;
+  const end = argv.indexOf("--");
+  const options = end < 0 ? argv : argv.slice(0, end);
+  return (options.includes("--unshare-pid") || options.includes("--unshare-all")) &&
+    options.includes("--die-with-parent");
+}
+
+/** A live process tree a spawning layer registered. */
+export interface LiveTree {
+  /** Kills the whole tree at once (SIGKILL) and resolves when it is gone or cannot be helped. */
+  kill(): Promise<void>;
+}
+
+const LIVE = new Set<LiveTree>();
+
+/**
+ * Registers a live tree until the returned function is called.
+ *
+ * @param tree The tree's hard kill.
+ * @returns Unregisters the tree.
+ *
+ * @example Usage
+ * ```ts
+ * import { liveTreeCount, registerTree } from "./process_containment.ts";
+ * import { equal } from "node:assert/strict";
+ * const release = registerTree({ kill: () => Promise.resolve() });
+ * equal(liveTreeCount(), 1);
+ * release();
+ * equal(liveTreeCount(), 0);
+ * ```
+ */
+export function registerTree(tree: LiveTree): () => void {
+  LIVE.add(tree);
+  return () => void LIVE.delete(tree);
+}
+
+/**
+ * How many registered trees are live.
+ *
+ * @returns The count.
+ *
+ * @example Usage
+ * ```ts
+ * import { liveTreeCount } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * ok(liveTreeCount() >= 0);
+ * ```
+ */
+export function liveTreeCount(): number {
+  return LIVE.size;
+}
+
+/**
+ * Kills every registered tree at once with SIGKILL (the shutdown path: no grace). Never throws.
+ *
+ * @returns Resolves when every kill finished.
+ *
+ * @example Usage
+ * ```ts
+ * import { killAllTrees } from "./process_containment.ts";
+ * await killAllTrees();
+ * ```
+ */
+export async function killAllTrees(): Promise<void> {
+  await Promise.all([...LIVE].map((tree) => tree.kill().catch(() => {})));
+}
