@@ -38,8 +38,10 @@ const KILL_GRACE_MS = 300;
 const DRAIN_MS = 250;
 /** Kept stderr, for start-up failure messages. */
 const STDERR_TAIL = 4000;
-/** Kept end of a dropped oversized line, where the SDK serializes the response `id`. */
+/** Kept end of a dropped oversized line, where the TypeScript SDK serializes the response `id`. */
 const TAIL_BYTES = 256;
+/** Kept start of a dropped oversized line, where other SDKs serialize the response `id`. */
+const HEAD_BYTES = 4096;
 
 const ENCODER = new TextEncoder();
 
@@ -188,7 +190,8 @@ export class DenoStdioTransport implements Transport {
     let parts: Uint8Array[] = [];
     let size = 0;
     let dropping = false;
-    let tail = new Uint8Array(0);
+    let tail: Uint8Array = new Uint8Array(0);
+    let head: Uint8Array = new Uint8Array(0);
     const keepTail = (bytes: Uint8Array): void => {
       const joined = new Uint8Array(tail.length + bytes.length);
       joined.set(tail);
@@ -207,6 +210,10 @@ export class DenoStdioTransport implements Transport {
           } else if (size + piece.length > this.#limit) {
             dropping = true;
             tail = new Uint8Array(0);
+            head = concat(parts, size).subarray(0, HEAD_BYTES);
+            if (head.length < HEAD_BYTES) {
+              head = concat([head, piece.subarray(0, HEAD_BYTES - head.length)], -1);
+            }
             for (const part of parts) keepTail(part);
             keepTail(piece);
             parts = [];
@@ -216,7 +223,7 @@ export class DenoStdioTransport implements Transport {
           size += piece.length;
           if (newline === -1) break;
           if (dropping) {
-            this.#oversized(size, tail);
+            this.#oversized(size, head, tail);
           } else {
             this.#deliver(parts, size);
           }
@@ -248,13 +255,13 @@ export class DenoStdioTransport implements Transport {
    * An oversized line was dropped. When its tail names a response id, that request fails with
    * an error that says why; otherwise the connection cannot be trusted and is closed.
    */
-  #oversized(size: number, tail: Uint8Array): void {
+  #oversized(size: number, head: Uint8Array, tail: Uint8Array): void {
     const limitMiB = Math.round(this.#limit / 1024 / 1024 * 10) / 10;
     const what = `a message of ${size} bytes, over the ${limitMiB} MiB (${this.#limit} bytes) ` +
       `limit of the MCP stdio transport`;
-    const id = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*\r?$/.exec(
-      new TextDecoder().decode(tail),
-    )?.[1];
+    const id = topLevelId(new TextDecoder().decode(head)) ??
+      /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*\r?$/.exec(new TextDecoder().decode(tail))
+        ?.[1];
     if (id !== undefined) {
       this.onmessage?.({
         jsonrpc: "2.0",
@@ -272,7 +279,36 @@ export class DenoStdioTransport implements Transport {
   }
 }
 
+/** The JSON text of a top-level `"id"` member in the start of a JSON object, if it is there. */
+function topLevelId(head: string): string | undefined {
+  let depth = 0;
+  let inString = false;
+  let keyStart = -1;
+  for (let i = 0; i < head.length; i++) {
+    const char = head[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') {
+        inString = false;
+        if (depth === 1 && head.slice(keyStart, i + 1) === '"id"') {
+          const value = /^\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(head.slice(i + 1));
+          if (value !== null) return value[1];
+        }
+      }
+    } else if (char === '"') {
+      inString = true;
+      keyStart = i;
+    } else if (char === "{" || char === "[") {
+      depth++;
+    } else if (char === "}" || char === "]") {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
 function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
+  if (size < 0) size = parts.reduce((sum, part) => sum + part.length, 0);
   const out = new Uint8Array(size);
   let offset = 0;
   for (const part of parts) {
