@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
-import { McpClient, mcpServerPlugin, type McpStatusEvent } from "../../mcp/mod.ts";
+import { McpClient, mcpPlugin, mcpServerPlugin, type McpStatusEvent } from "../../mcp/mod.ts";
 import type { McpStdioServerConfig } from "../../mcp/config.ts";
 import { EVERYTHING, harness, isGone, nextEvent } from "./_server.ts";
 
@@ -153,4 +153,17 @@ Deno.test("close() kills a server that ignores stdin EOF and SIGTERM", async () 
   ok(pid > 0);
   await client.close();
   equal(await isGone(pid), true);
+});
+
+Deno.test("disposing mcpPlugin closes stubborn servers together and leaves no process", async () => {
+  await using ctx = await harness();
+  const pids: number[] = [];
+  ctx.on("mcp/status", (e: McpStatusEvent) => e.pid !== undefined && pids.push(e.pid));
+  const fiber = ctx.plugin(mcpPlugin, {
+    servers: { one: fault("stubborn"), two: fault("stubborn") },
+  });
+  await fiber.ready;
+  equal(pids.length, 2);
+  await fiber.dispose();
+  deepEqual(await Promise.all(pids.map(isGone)), [true, true]);
 });
