@@ -377,6 +377,10 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         });
       } catch (error) {
         if (error instanceof Deno.errors.NotFound) throw notFound();
+        // Another agent process appends to this log: say which, not "Internal error".
+        if ((error as { code?: unknown }).code === "SESSION_IN_USE") {
+          throw new RequestError(-32603, (error as Error).message, { sessionId });
+        }
         throw error;
       }
       const live = await open(agent, params.mcpServers ?? []);
