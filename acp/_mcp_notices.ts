@@ -65,13 +65,24 @@ export class McpNotices {
     void ready.finally(() => set.delete(ready));
   }
 
-  /** Settles when the first attempts of global servers and of `sessionId`'s servers have. */
-  async settled(sessionId: string): Promise<void> {
+  /**
+   * Settles when the first attempts of global servers and of `sessionId`'s servers have, or
+   * at once when `signal` aborts (a cancelled prompt does not wait for servers).
+   */
+  async settled(sessionId: string, signal?: AbortSignal): Promise<void> {
     const pending = [
       ...(this.#starting.get("") ?? []),
       ...(this.#starting.get(sessionId) ?? []),
     ];
-    if (pending.length > 0) await Promise.allSettled(pending);
+    if (pending.length === 0 || signal?.aborted) return;
+    const aborted = Promise.withResolvers<void>();
+    const onAbort = () => aborted.resolve();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await Promise.race([Promise.allSettled(pending), aborted.promise]);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /**

@@ -414,7 +414,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       live.turn = turn;
       try {
         // Tools of MCP servers still making their first attempt (at most connectTimeoutMs).
-        await mcpNotices.settled(params.sessionId);
+        await mcpNotices.settled(params.sessionId, turn.signal);
         const result = await live.agent.prompt(promptContent(params.prompt), {
           signal: turn.signal,
         });
