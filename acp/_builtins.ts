@@ -31,7 +31,7 @@ export interface LoadBuiltinsOptions {
 
 /**
  * Loads bash, read/write/edit with the read-before-edit and workspace policies, the jobs tools,
- * Code Mode (for `code`/`both`) and the config's MCP servers.
+ * Code Mode (for `code`/`both`) and the config's MCP servers (started, not awaited).
  *
  * @param ctx The harness.
  * @param options Config and workspace.
@@ -58,7 +58,11 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
   }
   if (Object.keys(config.mcpServers).length > 0) {
     const { mcpPlugin } = await import("../mcp/mod.ts");
-    fibers.push(ctx.plugin(mcpPlugin, { servers: config.mcpServers }));
+    // Not awaited: start-up never waits for a server; its tools register when it answers, a
+    // prompt waits for first attempts (at most connectTimeoutMs), and failures reach open
+    // sessions as messages (acp/_mcp_notices.ts). The config was checked.
+    const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers });
+    ctx.emit("mcp/starting", { ready: fiber.ready });
   }
   for (const fiber of fibers) {
     await fiber.ready;

@@ -28,6 +28,7 @@ import {
 } from "./initialize.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
+import { McpNotices } from "./_mcp_notices.ts";
 
 /** Options of {@linkcode createAcpServer}. */
 export interface AcpServerOptions {
@@ -99,6 +100,7 @@ interface LiveSession {
   replaying: boolean;
   noticed: boolean;
   disposeMcp: (() => Promise<void>) | undefined;
+  detachNotices?: () => void;
 }
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
@@ -175,6 +177,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
   let terminalOutput = false;
   let client: ClientCaller | undefined;
   const logger = ctx.logger;
+  const mcpNotices = new McpNotices(ctx);
 
   // The last notification sent per session: a turn answers only after its updates are out.
   const lastSent = new Map<string, Promise<void>>();
@@ -235,19 +238,22 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     };
     // An editor-provided stdio server the profile cannot run would only fail later with a
     // permission error; say how to allow it instead.
+    const refused: string[] = [];
     servers = servers.filter((server) => {
       if (!("command" in server) || typeof server.command !== "string") return true;
       const state = Deno.permissions.querySync({ name: "run", command: server.command }).state;
       if (state === "granted") return true;
-      logger.warn(
-        `Cannot start MCP server ${
-          JSON.stringify(server.name)
-        } from the editor: the agent may not run ${
-          JSON.stringify(server.command)
-        }: add it to "allowRun" in dsh.jsonc`,
-      );
+      const text = `Cannot start MCP server ${
+        JSON.stringify(server.name)
+      } from the editor: the agent may not run ${
+        JSON.stringify(server.command)
+      }: add it to "allowRun" in dsh.jsonc`;
+      logger.warn(text);
+      refused.push(text);
       return false;
     });
+    // Start-up failures, stops and returns of MCP servers reach the user as messages.
+    live.detachNotices = mcpNotices.attach(agent.sessionId, sender(agent.sessionId), refused);
     if (servers.length > 0) {
       // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
       const { startAcpMcpServers } = await import("../mcp/mod.ts");
@@ -256,7 +262,9 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         scope: agent.sessionId,
       });
       live.disposeMcp = () => fiber.dispose();
-      await fiber.ready;
+      // Not awaited: the session opens now and each server's tools register when it answers
+      // (connectTimeoutMs bounds a server that never does); a prompt waits for first attempts.
+      mcpNotices.track(agent.sessionId, fiber.ready);
     }
     const previous = sessions.get(agent.sessionId);
     if (previous) await close(previous);
@@ -268,6 +276,7 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
     live.turn?.abort();
     live.view.dispose();
     await live.agent.dispose();
+    live.detachNotices?.();
     await live.disposeMcp?.();
     if (sessions.get(live.agent.sessionId) === live) {
       sessions.delete(live.agent.sessionId);
@@ -406,6 +415,10 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         });
       } catch (error) {
         if (error instanceof Deno.errors.NotFound) throw notFound();
+        // Another agent process appends to this log: say which, not "Internal error".
+        if ((error as { code?: unknown }).code === "SESSION_IN_USE") {
+          throw new RequestError(-32603, (error as Error).message, { sessionId });
+        }
         throw error;
       }
       const live = await open(agent, params.mcpServers ?? []);
@@ -447,6 +460,8 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         });
       }
       try {
+        // Tools of MCP servers still making their first attempt (at most connectTimeoutMs).
+        await mcpNotices.settled(params.sessionId, turn.signal);
         const result = await live.agent.prompt(promptContent(params.prompt), {
           signal: turn.signal,
         });

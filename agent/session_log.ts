@@ -7,11 +7,17 @@
  * full disk. `sync()` (fsync) makes the file durable against power loss; the agent calls it at
  * every turn end and on dispose, or after every event with `syncEveryEvent: true`.
  *
+ * One writer per log: `create` and `open` take a `<path>.lock` file (pid and process start
+ * time) that `close()` removes. A second process, or a second open in this process, gets
+ * `session <id> in use by pid <n>` (`HarnessError` code `SESSION_IN_USE`); the lock of a
+ * process that died without closing is taken over.
+ *
  * @module
  */
 import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
 import type { SessionEvent, SessionHeader } from "./session_event.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { acquireSessionLock, type SessionLock } from "./_session_lock.ts";
 
 /** Options for {@linkcode SessionLog.create}. */
 export interface CreateSessionLogOptions {
@@ -72,6 +78,7 @@ export class SessionLog {
   #seq: number;
   #syncEveryEvent: boolean;
   #buffer = new Uint8Array(4096);
+  #lock: SessionLock;
 
   private constructor(
     path: string,
@@ -79,8 +86,10 @@ export class SessionLog {
     file: Deno.FsFile,
     seq: number,
     syncEveryEvent: boolean,
+    lock: SessionLock,
   ) {
     this.path = path;
+    this.#lock = lock;
     this.header = header;
     this.#file = file;
     this.#seq = seq;
@@ -94,6 +103,7 @@ export class SessionLog {
    * @param options Session identity.
    * @returns The open log.
    * @throws {Deno.errors.AlreadyExists} When the file exists.
+   * @throws {HarnessError} `SESSION_IN_USE` when another live process holds the session's lock.
    */
   static async create(path: string, options: CreateSessionLogOptions): Promise<SessionLog> {
     const { id, cwd, createdAt = new Date(), syncEveryEvent = false } = options;
@@ -104,8 +114,15 @@ export class SessionLog {
       createdAt: createdAt.toISOString(),
       cwd,
     };
-    const file = await Deno.open(path, { createNew: true, write: true, append: true });
-    const log = new SessionLog(path, header, file, 0, syncEveryEvent);
+    const lock = await acquireSessionLock(path, id);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path, { createNew: true, write: true, append: true });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+    const log = new SessionLog(path, header, file, 0, syncEveryEvent, lock);
     log.#writeLine(JSON.stringify(header));
     file.syncDataSync();
     return log;
@@ -120,16 +137,27 @@ export class SessionLog {
    * @returns The open log and what was loaded from it.
    * @throws {Deno.errors.NotFound} When the file does not exist.
    * @throws {SyntaxError} When line 1 is not a session header.
+   * @throws {HarnessError} `SESSION_IN_USE` when another live process (or this one) has it open.
    */
   static async open(
     path: string,
     options: OpenSessionLogOptions = {},
   ): Promise<{ log: SessionLog; loaded: LoadedSessionLog }> {
     const { syncEveryEvent = false } = options;
-    const loaded = parseSessionLog(await Deno.readTextFile(path), path);
-    const file = await Deno.open(path, { write: true, append: true });
+    // Read once for the id, then again under the lock: a holder may append until it lets go.
+    const id = parseSessionLog(await Deno.readTextFile(path), path).header.id;
+    const lock = await acquireSessionLock(path, id);
+    let loaded: LoadedSessionLog;
+    let file: Deno.FsFile;
+    try {
+      loaded = parseSessionLog(await Deno.readTextFile(path), path);
+      file = await Deno.open(path, { write: true, append: true });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     const lastSeq = loaded.events.reduce((max, event) => Math.max(max, event.seq), 0);
-    const log = new SessionLog(path, loaded.header, file, lastSeq, syncEveryEvent);
+    const log = new SessionLog(path, loaded.header, file, lastSeq, syncEveryEvent, lock);
     if (!loaded.endsWithNewline) log.#writeLine("");
     return { log, loaded };
   }
@@ -193,7 +221,7 @@ export class SessionLog {
     this.#file?.syncDataSync();
   }
 
-  /** Syncs and closes the file. Idempotent. */
+  /** Syncs and closes the file and removes its lock. Idempotent. */
   close(): void {
     const file = this.#file;
     if (file === undefined) return;
@@ -202,6 +230,7 @@ export class SessionLog {
       file.syncDataSync();
     } finally {
       file.close();
+      this.#lock.release();
     }
   }
 

@@ -55,6 +55,8 @@ export interface AcpMcpServersOptions {
   readonly cwd?: string;
   /** Reconnect backoff. @default {{}} */
   readonly reconnect?: McpReconnectOptions;
+  /** Deadline of each server's start plus `initialize`. @default {10000} */
+  readonly connectTimeoutMs?: number;
   /**
    * The registry scope (normally the session id) the tools are registered in, so that only that
    * session sees them. @default {undefined}
@@ -127,7 +129,8 @@ export function acpMcpServersToConfig(
 /**
  * Starts ACP's `mcpServers` as an MCP plugin fiber under `ctx` (the session's context): its
  * tools are registered through `ctx.tools` from that fiber, and disposing the returned fiber
- * (or `ctx`'s fiber) closes every server. `await fiber.ready` waits for the first connections.
+ * (or `ctx`'s fiber) closes every server. `await fiber.ready` waits for the first connections
+ * (bounded by `connectTimeoutMs`); a session need not wait: tools register as servers answer.
  *
  * @param ctx The session's context (its `ctx.tools` receives the tools).
  * @param servers The list from `session/new` or `session/load`.

@@ -5,8 +5,6 @@
  */
 import { childEnv } from "../core/env_policy.ts";
 import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/client/sse"
@@ -15,10 +13,10 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
-import { killProcessTree, processTree } from "../jobs/mod.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { McpServerConfig } from "./config.ts";
 import type { McpCallResult } from "./result.ts";
+import { DenoStdioTransport } from "./_stdio_transport.ts";
 
 /** A tool as a server lists it. */
 export interface McpToolInfo {
@@ -52,7 +50,10 @@ export interface McpClientOptions {
   readonly onStderr?: (text: string) => void;
   /** Aborts the handshake. @default {never} */
   readonly signal?: AbortSignal;
-  /** Handshake deadline in milliseconds. @default {60000} */
+  /**
+   * Deadline of connect plus `initialize` in milliseconds (the server's `connectTimeoutMs`
+   * wins when set). @default {10000}
+   */
   readonly timeoutMs?: number;
 }
 
@@ -67,21 +68,11 @@ export interface McpCallOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** The most stderr text quoted in a start-up failure. */
+const STDERR_QUOTE = 1500;
 
-type AnyTransport = StdioClientTransport | StreamableHTTPClientTransport | SSEClientTransport;
-
-/** What `exit` reports; read off the SDK transport's child process (pinned SDK 1.32.2). */
-interface ChildLike {
-  readonly exitCode: number | null;
-  readonly signalCode: string | null;
-  readonly stdin?: { end(): unknown } | null;
-  once(event: "exit", listener: (code: number | null, signal: string | null) => void): unknown;
-}
-
-/** How long a stdio server may take to exit after its stdin closes before it is signalled. */
-const CLOSE_GRACE_MS = 1000;
-/** Time between SIGTERM and SIGKILL when a server must be killed on close. */
-const KILL_GRACE_MS = 500;
+type AnyTransport = DenoStdioTransport | StreamableHTTPClientTransport | SSEClientTransport;
 
 /**
  * A connected MCP server. Calls fail with a clear `MCP server "x" …` error once it is gone.
@@ -101,9 +92,6 @@ export class McpClient {
   #client: Client;
   #transport: AnyTransport;
   #timeoutMs: number;
-  #pid: number | undefined;
-  #child: ChildLike | undefined;
-  #exited: Promise<void> = Promise.resolve();
   #closeReason: string | undefined;
   #closing = false;
 
@@ -120,30 +108,36 @@ export class McpClient {
   }
 
   /**
-   * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake.
+   * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake, within the
+   * server's `connectTimeoutMs` (10 s by default).
    *
    * @param name The configured server name (used in messages).
    * @param config The server entry.
    * @param options Callbacks, cancellation and handshake deadline.
    * @returns The connected client.
-   * @throws {HarnessError} `PERMISSION_DENIED` naming `--allow-run=<command>` when Deno may not start it.
-   * @throws {Error} When the process cannot start or the handshake fails; the process is closed first.
+   * @throws {HarnessError} `PERMISSION_DENIED` naming `--allow-run=<command>` when Deno may not start it;
+   * `SPAWN_FAILED` when the command is not on `PATH`; `MCP_CONNECT_TIMEOUT` when the handshake
+   * did not finish in time; `MCP_SERVER_EXITED` when the server exited during start-up (the
+   * message quotes its stderr).
+   * @throws {Error} When the handshake fails otherwise; the process is closed first.
    */
   static async connect(
     name: string,
     config: McpServerConfig,
     options: McpClientOptions = {},
   ): Promise<McpClient> {
-    const { onToolsChanged, onClose, onStderr, signal, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+    const { onToolsChanged, onClose, onStderr, signal } = options;
+    const connectTimeoutMs = config.connectTimeoutMs ?? options.timeoutMs ??
+      DEFAULT_CONNECT_TIMEOUT_MS;
     signal?.throwIfAborted();
     const transport = "command" in config
-      ? new StdioClientTransport({
+      ? new DenoStdioTransport({
         command: config.command,
         args: [...(config.args ?? [])],
         // Scrubbed (no secrets, never DEEPSEEK_API_KEY), then the server's own `env` on top.
         env: { ...childEnv(), ...config.env },
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-        stderr: "pipe",
+        ...(onStderr === undefined ? {} : { onStderr }),
       })
       : config.transport === "sse"
       ? new SSEClientTransport(new URL(config.url), {
@@ -154,44 +148,49 @@ export class McpClient {
       });
     const client = new Client({ name: "dsh", version: "0.1.0" }, { capabilities: {} });
     const self = new McpClient(name, client, transport, config.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    let exitReason: string | undefined;
-    if (transport instanceof StdioClientTransport) {
-      // A piped stderr that nobody reads would block the server once the pipe fills.
-      transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-        onStderr?.(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
-      });
-      const start = transport.start.bind(transport);
-      transport.start = async () => {
-        await start();
-        self.#pid = transport.pid ?? undefined;
-        const child = (transport as unknown as { _process?: ChildLike })._process;
-        self.#child = child;
-        const exited = Promise.withResolvers<void>();
-        self.#exited = exited.promise;
-        child?.once("exit", (code, sig) => {
-          exitReason = sig !== null ? `was killed by ${sig}` : `exited with code ${code}`;
-          exited.resolve();
-        });
-      };
-    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => onToolsChanged?.());
     client.onclose = () => {
-      // The process `exit` event precedes the stdio `close` that triggers this.
-      self.#closeReason = exitReason ?? ("command" in config ? "exited" : "closed the connection");
+      // The stdio transport closes after the process exited and its output drained.
+      self.#closeReason = transport instanceof DenoStdioTransport
+        ? transport.exitReason ?? "exited"
+        : "closed the connection";
       if (!self.#closing) onClose?.(self.#closeReason);
     };
+    // One deadline for spawn, connect and initialize: the SDK's request timeout alone would
+    // not cover a transport that never opens.
+    const deadline = AbortSignal.timeout(connectTimeoutMs);
+    const handshake = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
     try {
-      await client.connect(transport, { timeout: timeoutMs, ...(signal ? { signal } : {}) });
+      await client.connect(transport, { timeout: connectTimeoutMs, signal: handshake });
     } catch (error) {
+      if (transport instanceof DenoStdioTransport && transport.pid !== undefined) {
+        // A server that exits at start closes stdout first; wait briefly for its exit status.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          transport.exited,
+          new Promise((resolve) => timer = setTimeout(resolve, 300)),
+        ]);
+        clearTimeout(timer);
+      }
+      const failure = connectError(name, config, error, {
+        timedOut: deadline.aborted && signal?.aborted !== true,
+        connectTimeoutMs,
+        ...(transport instanceof DenoStdioTransport
+          ? { exitReason: transport.exitReason, stderr: transport.stderrTail }
+          : {}),
+      });
       await self.close();
-      throw connectError(name, config, error);
+      if (signal?.aborted) throw signal.reason;
+      throw failure;
     }
     return self;
   }
 
   /** The server's process id (stdio), while it runs. */
   get pid(): number | undefined {
-    return this.#pid;
+    return this.#transport instanceof DenoStdioTransport && this.#closeReason === undefined
+      ? this.#transport.pid
+      : undefined;
   }
 
   /** Why the connection ended (`exited with code 1`, `was killed by SIGKILL`, …); `undefined` while open. */
@@ -274,31 +273,16 @@ export class McpClient {
   }
 
   /**
-   * Closes the connection and stops the server process: stdin EOF, then (after 1 s) SIGTERM and
-   * SIGKILL to the server and every process it started (a wrapper such as `npx` or `sh -c`
-   * keeps its own children), so nothing is left behind and close never waits on the SDK's
-   * longer fixed grace periods.
+   * Closes the connection and stops the server process: stdin EOF, then (after 0.6 s) SIGTERM
+   * and SIGKILL to the server and every process it started (a wrapper such as `npx` or `sh -c`
+   * keeps its own children), so nothing is left behind and close returns within about 1.5 s.
    */
   async close(): Promise<void> {
     this.#closing = true;
     this.#closeReason ??= "was closed by the harness";
-    const pid = this.#pid;
-    const tree = pid === undefined ? [] : treeOf(pid);
-    const child = this.#child;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        child.stdin?.end();
-      } catch { /* already closed */ }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS));
-      await Promise.race([this.#exited, grace]);
-      clearTimeout(timer);
-    }
-    await Promise.all(
-      tree.map((member) => killProcessTree(member, { graceMs: KILL_GRACE_MS }).catch(() => {})),
-    );
-    await this.#client.close().catch(() => {});
+    // The stdio transport ends the whole process tree within about a second.
     await this.#transport.close().catch(() => {});
+    await this.#client.close().catch(() => {});
   }
 
   #exitedError(tool: string, when: "before" | "during", cause?: unknown): HarnessError {
@@ -312,17 +296,24 @@ export class McpClient {
   }
 }
 
-/** `pid` and its living descendants, root first (just `pid` when the table cannot be read). */
-function treeOf(pid: number): number[] {
-  try {
-    return processTree(pid);
-  } catch {
-    return [pid];
-  }
+/** What {@linkcode connectError} knows beyond the thrown error. */
+interface ConnectFacts {
+  readonly timedOut: boolean;
+  readonly connectTimeoutMs: number;
+  readonly exitReason?: string | undefined;
+  readonly stderr?: string | undefined;
 }
 
-/** The handshake failure, naming the missing `--allow-run` or the missing command of a stdio server. */
-function connectError(name: string, config: McpServerConfig, error: unknown): Error {
+/**
+ * The handshake failure: the missing `--allow-run`, the missing command, the deadline, or the
+ * exit status and stderr of a server that died during start-up.
+ */
+function connectError(
+  name: string,
+  config: McpServerConfig,
+  error: unknown,
+  facts: ConnectFacts,
+): Error {
   const where = `Cannot connect to MCP server ${JSON.stringify(name)}`;
   if ("command" in config) {
     if (error instanceof Deno.errors.NotCapable) {
@@ -332,7 +323,7 @@ function connectError(name: string, config: McpServerConfig, error: unknown): Er
         { cause: error },
       );
     }
-    if ((error as { code?: unknown } | null)?.code === "ENOENT") {
+    if (error instanceof Deno.errors.NotFound) {
       return new HarnessError(
         "SPAWN_FAILED",
         `${where}: command ${JSON.stringify(config.command)} was not found on PATH`,
@@ -340,5 +331,27 @@ function connectError(name: string, config: McpServerConfig, error: unknown): Er
       );
     }
   }
-  return new Error(`${where}: ${errorMessage(error)}`, { cause: error });
+  const stderr = (facts.stderr ?? "").trim();
+  const quoted = stderr === ""
+    ? ""
+    : `; its stderr ends with: ${
+      stderr.length > STDERR_QUOTE ? `…${stderr.slice(-STDERR_QUOTE)}` : stderr
+    }`;
+  if (facts.exitReason !== undefined) {
+    return new HarnessError(
+      "MCP_SERVER_EXITED",
+      `${where}: the server ${facts.exitReason} during start-up${
+        quoted === "" ? " without writing anything to stderr" : quoted
+      }`,
+      { cause: error },
+    );
+  }
+  if (facts.timedOut) {
+    return new HarnessError(
+      "MCP_CONNECT_TIMEOUT",
+      `${where}: no answer to initialize within ${facts.connectTimeoutMs} ms (connectTimeoutMs)${quoted}`,
+      { cause: error },
+    );
+  }
+  return new Error(`${where}: ${errorMessage(error)}${quoted}`, { cause: error });
 }

@@ -16,6 +16,11 @@ export interface McpStdioServerConfig {
   readonly cwd?: string;
   /** Per-call deadline in milliseconds; every progress notification restarts it. @default {60000} */
   readonly timeoutMs?: number;
+  /**
+   * Deadline of start plus `initialize` in milliseconds; a server that misses it is reported
+   * and retried with backoff. @default {10000, or the plugin's connectTimeoutMs}
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /** A server reached over the network. */
@@ -28,6 +33,11 @@ export interface McpHttpServerConfig {
   readonly transport?: "http" | "sse";
   /** Per-call deadline in milliseconds; every progress notification restarts it. @default {60000} */
   readonly timeoutMs?: number;
+  /**
+   * Deadline of start plus `initialize` in milliseconds; a server that misses it is reported
+   * and retried with backoff. @default {10000, or the plugin's connectTimeoutMs}
+   */
+  readonly connectTimeoutMs?: number;
 }
 
 /** One server's configuration. */
@@ -51,6 +61,8 @@ export interface McpPluginConfig {
   readonly servers: Readonly<Record<string, McpServerConfig>>;
   /** Reconnect backoff shared by every server. @default {{}} */
   readonly reconnect?: McpReconnectOptions;
+  /** Default `connectTimeoutMs` of servers that set none. @default {10000} */
+  readonly connectTimeoutMs?: number;
   /**
    * Registers the tools in this registry scope (a session id) instead of globally: only that
    * session sees them, and they shadow global tools of the same name there.
@@ -66,7 +78,7 @@ export interface McpPluginConfig {
  * @param config The entry to check.
  * @returns The same entry, typed.
  * @throws {TypeError} When the entry has neither a `command` string nor a `url` string, or a field has the wrong type.
- * @throws {RangeError} When `timeoutMs` is not a positive finite number.
+ * @throws {RangeError} When `timeoutMs` or `connectTimeoutMs` is not a positive finite number.
  *
  * @example Usage
  * ```ts
@@ -126,16 +138,18 @@ export function checkMcpServerConfig(name: string, config: unknown): McpServerCo
       );
     }
   }
-  const timeout = entry.timeoutMs;
-  if (
-    timeout !== undefined &&
-    !(typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0)
-  ) {
-    throw new RangeError(
-      `Cannot configure ${where}: "timeoutMs" must be a positive finite number, current value is ${
-        JSON.stringify(timeout)
-      }`,
-    );
+  for (const field of ["timeoutMs", "connectTimeoutMs"]) {
+    const timeout = entry[field];
+    if (
+      timeout !== undefined &&
+      !(typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0)
+    ) {
+      throw new RangeError(
+        `Cannot configure ${where}: "${field}" must be a positive finite number, current value is ${
+          JSON.stringify(timeout)
+        }`,
+      );
+    }
   }
   return entry as unknown as McpServerConfig;
 }

@@ -5,8 +5,10 @@
  * policy, guards, around wrappers, post-execute (spill) and Code Mode apply unchanged.
  * Cancellation reaches the server as `notifications/cancelled`; progress restarts the call's
  * deadline and is streamed to `exec.output` and the `"mcp/progress"` event; `list_changed`
- * re-registers; a server that exits unregisters its tools, fails calls in flight and reconnects
- * with backoff. {@linkcode startAcpMcpServers} honours ACP's `session/new` `mcpServers`.
+ * re-registers; a server that exits fails calls in flight and reconnects with backoff, while its
+ * tools answer `MCP server "x" is restarting (attempt n, next try in t s)`. `connectTimeoutMs`
+ * (10 s) bounds start plus `initialize`; a start-up failure quotes the server's stderr.
+ * {@linkcode startAcpMcpServers} honours ACP's `session/new` `mcpServers`.
  *
  * @example Usage
  * ```ts

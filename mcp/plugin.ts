@@ -11,7 +11,10 @@ import { mcpServerPlugin } from "./server.ts";
 /**
  * Starts one {@linkcode mcpServerPlugin} fiber per configured server. Every entry is checked
  * before any server starts; `apply` resolves once each server's first connection attempt has
- * settled. Disposing the plugin closes every server process.
+ * settled, which `connectTimeoutMs` (10 s by default) bounds; callers that must not wait at
+ * all (agent start-up, ACP `session/new`) do not await `fiber.ready`, and the tools register
+ * when each server answers. Disposing the plugin closes every server process (about 1.5 s at
+ * most: stdin EOF, then the server's process tree is killed).
  *
  * MCP tools go through the same registry pipeline (pre-execute policy, guards, around wrappers,
  * post-execute, spill) as native tools; the harness does not validate their arguments.
@@ -48,9 +51,15 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
   const shared = {
     ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
     ...(config.scope === undefined ? {} : { scope: config.scope }),
+    ...(config.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: config.connectTimeoutMs }),
   };
   const fibers = entries.map(([name, server]) =>
     ctx.plugin(mcpServerPlugin, { name, server, ...shared })
   );
+  // Runs before the child fibers' own (sequential) disposal: every server closes at once, so
+  // disposing the plugin takes one server's close time (about 1.5 s at most), not the sum.
+  ctx.effect(() => async () => {
+    await Promise.all(fibers.map((fiber) => fiber.dispose()));
+  });
   await Promise.all(fibers.map((fiber) => fiber.ready));
 }

@@ -26,6 +26,8 @@ export interface McpServerPluginConfig {
   readonly reconnect?: McpReconnectOptions;
   /** The registry scope (a session id) the tools are registered in; global when omitted. @default {undefined} */
   readonly scope?: string;
+  /** Default `connectTimeoutMs` when the server entry sets none. @default {10000} */
+  readonly connectTimeoutMs?: number;
 }
 
 /** Payload of the `"mcp/status"` ctx event. */
@@ -42,6 +44,10 @@ export interface McpStatusEvent {
   readonly reason?: string;
   /** Milliseconds until the next connection attempt (absent when reconnecting is off). */
   readonly retryInMs?: number;
+  /** The number of the next connection attempt (with `retryInMs`). */
+  readonly attempt?: number;
+  /** The registry scope (session id) of the server's tools; absent for global servers. */
+  readonly scope?: string;
 }
 
 /** Payload of the `"mcp/progress"` ctx event (also written to the call's `exec.output`). */
@@ -54,12 +60,13 @@ export interface McpProgressEvent extends McpProgress {
   readonly callId: string;
 }
 
-const STDERR_TAIL = 2000;
-
 /**
  * Runs one MCP server for the lifetime of the fiber. `apply` resolves after the first connection
- * attempt (so `await fiber.ready` sees the tools registered); a failed start is logged, reported
- * as `"mcp/status"` `disconnected` and retried with backoff. Emits `"mcp/status"` and
+ * attempt, which `connectTimeoutMs` bounds (so `await fiber.ready` sees the tools registered,
+ * and callers that must not wait simply do not await it); a failed start is logged, reported
+ * as `"mcp/status"` `disconnected` (its reason quotes the server's stderr) and retried with
+ * backoff. While a server restarts, its known tools stay registered and answer
+ * `MCP server "x" is restarting (attempt n, next try in t s)`. Emits `"mcp/status"` and
  * `"mcp/progress"`.
  *
  * @example Usage
@@ -76,7 +83,11 @@ export const mcpServerPlugin: Plugin<McpServerPluginConfig> = {
 
 async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise<void> {
   const { name, reconnect = {}, scope } = config;
-  const server = checkMcpServerConfig(name, config.server);
+  const checked = checkMcpServerConfig(name, config.server);
+  const server: McpServerConfig = checked.connectTimeoutMs === undefined &&
+      config.connectTimeoutMs !== undefined
+    ? { ...checked, connectTimeoutMs: config.connectTimeoutMs }
+    : checked;
   const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, enabled = true } = reconnect;
   const tools = ctx.get<ToolRegistry>("tools");
   if (tools === undefined) {
@@ -91,7 +102,10 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
   let connectedAt = 0;
   let registered: (() => void)[] = [];
   let refreshing: Promise<void> = Promise.resolve();
-  let stderrTail = "";
+  /** The last listed tools, kept as placeholders while the server restarts. */
+  let known: readonly McpToolInfo[] = [];
+  let nextTryAt: number | undefined;
+  let downReason = "";
 
   const unregisterAll = (): void => {
     const list = registered;
@@ -99,11 +113,14 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
     for (const dispose of list) dispose();
   };
 
-  const register = (current: McpClient, list: readonly McpToolInfo[]): string[] => {
+  const register = (
+    define: (info: McpToolInfo) => AnyToolDefinition,
+    list: readonly McpToolInfo[],
+  ): string[] => {
     unregisterAll();
     const names: string[] = [];
     for (const info of list) {
-      const definition = mcpToolDefinition(ctx, current, info);
+      const definition = define(info);
       if (names.includes(definition.name)) {
         logger.warn(`MCP server "${name}": tool "${info.name}" skipped, its name collides`);
         continue;
@@ -124,7 +141,8 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
       if (client !== current) return;
       const list = await current.listTools();
       if (client !== current || stop.signal.aborted) return;
-      const names = register(current, list);
+      known = list;
+      const names = register((info) => mcpToolDefinition(ctx, current, info), list);
       emitStatus({ state: "connected", tools: names, ...pidOf(current) });
     }).catch((error) => {
       if (client === current) logger.warn(`MCP server "${name}": listing tools failed`, error);
@@ -132,21 +150,52 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
     return refreshing;
   };
 
-  const emitStatus = (event: Omit<McpStatusEvent, "server">): void => {
-    ctx.emit("mcp/status", { server: name, ...event } satisfies McpStatusEvent);
+  const emitStatus = (event: Omit<McpStatusEvent, "server" | "scope">): void => {
+    ctx.emit(
+      "mcp/status",
+      {
+        server: name,
+        ...event,
+        ...(scope === undefined ? {} : { scope }),
+      } satisfies McpStatusEvent,
+    );
+  };
+
+  /** Why a call to a known tool cannot run now. */
+  const unavailable = (): HarnessError => {
+    if (!enabled) {
+      return new HarnessError(
+        "MCP_SERVER_EXITED",
+        `MCP server ${
+          JSON.stringify(name)
+        } ${downReason}; reconnecting is off, so its tools are unavailable`,
+      );
+    }
+    const wait = nextTryAt === undefined
+      ? "connecting now"
+      : `next try in ${Math.max(0, (nextTryAt - Date.now()) / 1000).toFixed(1)} s`;
+    return new HarnessError(
+      "MCP_SERVER_RESTARTING",
+      `MCP server ${
+        JSON.stringify(name)
+      } is restarting (attempt ${attempt}, ${wait}): ${downReason}`,
+    );
   };
 
   const scheduleReconnect = (reason: string): void => {
     if (stop.signal.aborted) return;
+    downReason = reason;
     if (!enabled) {
       emitStatus({ state: "disconnected", reason });
       return;
     }
     const delay = Math.min(maxDelayMs, initialDelayMs * factor ** attempt);
     attempt++;
-    emitStatus({ state: "disconnected", reason, retryInMs: delay });
+    nextTryAt = Date.now() + delay;
+    emitStatus({ state: "disconnected", reason, retryInMs: delay, attempt });
     timer = setTimeout(() => {
       timer = undefined;
+      nextTryAt = undefined;
       connecting = connect();
     }, delay);
   };
@@ -154,12 +203,11 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
   const onExit = (dead: McpClient, reason: string): void => {
     if (client !== dead) return;
     client = undefined;
-    unregisterAll();
+    downReason = reason;
+    // Known tools stay visible and say why they cannot run, instead of vanishing.
+    register((info) => placeholderDefinition(name, info, unavailable), known);
     if (Date.now() - connectedAt >= maxDelayMs) attempt = 0;
-    logger.warn(
-      `MCP server "${name}" ${reason}`,
-      stderrTail === "" ? undefined : { stderr: stderrTail },
-    );
+    logger.warn(`MCP server "${name}" ${reason}`);
     scheduleReconnect(reason);
   };
 
@@ -170,15 +218,12 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
         signal: stop.signal,
         onToolsChanged: () => self !== undefined && void refresh(self),
         onClose: (reason) => self !== undefined && onExit(self, reason),
-        onStderr: (text) => {
-          stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-          logger.debug(`MCP server "${name}" stderr: ${text.trimEnd()}`);
-        },
+        onStderr: (text) => logger.debug(`MCP server "${name}" stderr: ${text.trimEnd()}`),
       });
     } catch (error) {
       if (stop.signal.aborted) return;
-      logger.warn(errorMessage(error), stderrTail === "" ? undefined : { stderr: stderrTail });
-      scheduleReconnect(errorMessage(error));
+      logger.warn(errorMessage(error));
+      scheduleReconnect(errorMessage(error).replace(/^Cannot connect to MCP server "[^"]*": /, ""));
       return;
     }
     if (stop.signal.aborted) return void await self.close();
@@ -242,6 +287,23 @@ function mcpToolDefinition(ctx: Context, client: McpClient, info: McpToolInfo): 
     description: info.description,
     parameters: info.inputSchema,
     execute,
+    ...(info.readOnly ? { isConcurrencySafe: () => true } : {}),
+  };
+}
+
+/** A known tool of a server that is down: same name and schema, answers why it cannot run. */
+function placeholderDefinition(
+  server: string,
+  info: McpToolInfo,
+  unavailable: () => Error,
+): AnyToolDefinition {
+  return {
+    name: mcpToolName(server, info.name),
+    description: info.description,
+    parameters: info.inputSchema,
+    execute: () => {
+      throw unavailable();
+    },
     ...(info.readOnly ? { isConcurrencySafe: () => true } : {}),
   };
 }

@@ -17,6 +17,10 @@ export interface CallState {
   readonly abortable: boolean;
   deferred: (readonly ContentBlock[])[] | undefined;
   settled: boolean;
+  /** Set once the result is published: later body output is dropped. */
+  published: boolean;
+  /** Set when the body outlived its abort grace period: its later output is dropped. */
+  abandoned?: boolean;
   bodyOutcome: ToolOutcome | undefined;
 }
 
@@ -49,7 +53,8 @@ export function makeExecution(
     signal,
     output: Object.freeze({
       write(chunk: string | Uint8Array): void {
-        if (onOutput === undefined) return;
+        // An abandoned body may keep writing after its result was published: drop that.
+        if (onOutput === undefined || state.published || state.abandoned) return;
         const text = typeof chunk === "string"
           ? chunk
           : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });

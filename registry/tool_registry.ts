@@ -116,6 +116,7 @@ class ToolRegistryService {
   readonly #defaultTimeoutMs: number | undefined;
   readonly #graceMs: number;
   #guards: readonly Guard[] = [];
+  readonly #lifetimes = new WeakMap<Context, AbortController>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
@@ -134,7 +135,7 @@ class ToolRegistryService {
       list: (options) => this.#table.list(options?.scope),
       schemas: (options) => this.#table.schemas(options?.mode ?? "native", options?.scope),
       guard: (guard) => this.#guard(caller, guard),
-      execute: (request) => this.#execute(request),
+      execute: (request) => this.#execute(request, caller),
       isConcurrencySafe: (name, args, options) =>
         this.#isConcurrencySafe(name, args, options?.scope),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
@@ -208,18 +209,73 @@ class ToolRegistryService {
     }
   }
 
-  async #execute(request: ExecuteRequest): Promise<ToolOutcome> {
+  /**
+   * Never rejects: the request is read once (a throwing getter gives an error outcome), and any
+   * fault of the pipeline itself becomes an error outcome instead of a rejection.
+   */
+  #execute(request: ExecuteRequest, caller: Context): Promise<ToolOutcome> {
+    let copy: ExecuteRequest;
+    try {
+      copy = readRequest(request);
+    } catch (error) {
+      return Promise.resolve(
+        errorOutcome(`tool execution request could not be read: ${errorMessage(error)}`, {
+          name: "TypeError",
+        }),
+      );
+    }
+    const failed = (error: unknown): ToolOutcome => {
+      this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);
+      return errorOutcome(`tool execution failed: ${errorMessage(error)}`);
+    };
+    try {
+      const lifetime = this.#lifetime(caller);
+      // A signal that is not an AbortSignal is named by checkRequest() in #run.
+      const fused = copy?.signal instanceof AbortSignal ? fuse([copy.signal, lifetime]) : undefined;
+      return this.#run(copy, fused?.signal ?? lifetime).catch(failed).finally(() =>
+        fused?.release()
+      );
+    } catch (error) {
+      return Promise.resolve(failed(error));
+    }
+  }
+
+  /**
+   * A signal aborted when `caller`'s fiber is disposed (or restarts), so its running calls end
+   * with `ABORTED` and later calls through its stale view with `ABORTED_BEFORE_DISPATCH`.
+   */
+  #lifetime(caller: Context): AbortSignal {
+    const known = this.#lifetimes.get(caller);
+    if (known !== undefined) return known.signal;
+    const controller = new AbortController();
+    this.#lifetimes.set(caller, controller);
+    try {
+      caller.effect(() => () => {
+        controller.abort(
+          new DOMException("the fiber that started the call was disposed", "AbortError"),
+        );
+      });
+    } catch {
+      // The context is no longer active: its fiber is already gone.
+      controller.abort(
+        new DOMException("the fiber that started the call was disposed", "AbortError"),
+      );
+    }
+    return controller.signal;
+  }
+
+  async #run(request: ExecuteRequest, signal: AbortSignal): Promise<ToolOutcome> {
     const ctx = this.#ctx;
     const malformed = checkRequest(request);
     if (malformed !== undefined) return errorOutcome(malformed, { name: "TypeError" });
     const name = request.name;
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
     const entry = this.#table.resolve(name, request.agent?.sessionId);
-    const signal = request.signal ?? new AbortController().signal;
     const state: CallState = {
-      abortable: request.signal !== undefined,
+      abortable: true,
       deferred: undefined,
       settled: false,
+      published: false,
       bodyOutcome: undefined,
     };
     let args: JsonValue;
@@ -329,6 +385,7 @@ class ToolRegistryService {
       if (timeout?.signal.aborted) {
         outcome = thrownOutcome(timeout.signal.reason, state.deferred);
       } else if (value === ABANDONED) {
+        state.abandoned = true;
         outcome = callerSignal.aborted
           ? aborted(state.deferred)
           : thrownOutcome(signal.reason, state.deferred);
@@ -342,7 +399,10 @@ class ToolRegistryService {
           });
         }
         // Only a success is overwritten by ABORTED; a malformed result stays the tool's failure.
-        if (!outcome.isError && callerSignal.aborted) outcome = aborted(state.deferred);
+        if (!outcome.isError && callerSignal.aborted) {
+          this.#dropBackgroundStart(exec, outcome, state);
+          outcome = aborted(state.deferred);
+        }
       }
     } catch (error) {
       if (timeout?.signal.aborted) {
@@ -361,11 +421,62 @@ class ToolRegistryService {
     return outcome;
   }
 
+  /**
+   * contracts.md §7, "no id is left behind": a background start whose call was aborted before
+   * its id could be returned is killed, and the ABORTED result names the killed job.
+   */
+  #dropBackgroundStart(exec: ToolExecution, outcome: ToolOutcome, state: CallState): void {
+    const jobId = backgroundJobId(outcome.meta);
+    if (jobId === undefined) return;
+    const jobs = this.#ctx.get<JobKiller>("jobs");
+    const reason = "the call that started it was aborted before it could return the job id";
+    jobs?.kill(jobId, { reason }).catch((error) => {
+      this.#ctx.logger.warn(`Cannot kill background job ${jobId}: ${errorMessage(error)}`);
+    });
+    (state.deferred ??= []).push(Object.freeze([Object.freeze({
+      type: "text" as const,
+      text: `background job ${jobId} (${exec.name}) was started and then killed: ${reason}`,
+    })]));
+  }
+
   #publish(exec: ToolExecution, outcome: ToolOutcome, state: CallState): ToolOutcome {
     state.settled = true;
+    state.published = true;
     if (this.#ctx.listenerCount("tools/result") > 0) this.#ctx.emit("tools/result", exec, outcome);
     return outcome;
   }
+}
+
+/** The slice of `ctx.jobs` used to kill an orphaned background start. */
+interface JobKiller {
+  kill(id: string, options: { readonly reason?: string }): Promise<unknown>;
+}
+
+/** The job id of a background-start handle (`meta: { kind: "background", jobId }`), if it is one. */
+function backgroundJobId(meta: JsonValue | undefined): string | undefined {
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined;
+  const { kind, jobId } = meta as { readonly kind?: JsonValue; readonly jobId?: JsonValue };
+  return kind === "background" && typeof jobId === "string" ? jobId : undefined;
+}
+
+/**
+ * Reads every request field exactly once into a plain object (a getter runs once; a throwing
+ * getter throws here). A non-object is returned as is for {@linkcode checkRequest} to name.
+ */
+function readRequest(request: ExecuteRequest): ExecuteRequest {
+  if (typeof request !== "object" || request === null) return request;
+  const copy: { -readonly [K in keyof ExecuteRequest]: ExecuteRequest[K] } = {
+    callId: request.callId,
+    name: request.name,
+    arguments: request.arguments,
+  };
+  const { signal, agent, parent, mode, onOutput } = request;
+  if (signal !== undefined) copy.signal = signal;
+  if (agent !== undefined) copy.agent = agent;
+  if (parent !== undefined) copy.parent = parent;
+  if (mode !== undefined) copy.mode = mode;
+  if (onOutput !== undefined) copy.onOutput = onOutput;
+  return copy;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -58,6 +58,22 @@ interface Setup {
   close(): Promise<void>;
 }
 
+/** Call before session/new: resolves per scope once an MCP server there has connected. */
+function mcpConnected(
+  ctx: { on(event: string, listener: (e: { state: string; scope?: string }) => void): unknown },
+): (scope: string) => Promise<void> {
+  const seen = new Map<string, PromiseWithResolvers<void>>();
+  const slot = (scope: string) => {
+    let entry = seen.get(scope);
+    if (entry === undefined) seen.set(scope, entry = Promise.withResolvers<void>());
+    return entry;
+  };
+  ctx.on("mcp/status", (e) => {
+    if (e.state === "connected" && e.scope !== undefined) slot(e.scope).resolve();
+  });
+  return (scope) => slot(scope).promise;
+}
+
 async function setup(
   dir: string,
   script: ConstructorParameters<typeof MockAdapter>[0],
@@ -277,10 +293,13 @@ Deno.test("createAcpServer() starts the MCP servers of session/new", async () =>
   const s = await setup(dir.path, []);
   try {
     await s.a.request("initialize", { protocolVersion: 1 });
+    const connected = mcpConnected(s.ctx);
     const { sessionId } = await s.a.request("session/new", {
       cwd: dir.path,
       mcpServers: [{ name: "everything", command: "node", args: [EVERYTHING, "stdio"], env: [] }],
     });
+    // session/new does not wait for the server; its tools arrive when it answers.
+    await connected(sessionId);
     ok(
       s.ctx.tools.list({ scope: sessionId }).some((t) =>
         t.name.includes("everything") && t.name.endsWith("echo")
@@ -306,8 +325,11 @@ Deno.test("createAcpServer() scopes each session's MCP servers to that session",
       { name: "everything", command: "node", args: [EVERYTHING, "stdio"], env: [] },
     ];
     // The same server name in two sessions: no collision, each session has its own tools.
+    const connected = mcpConnected(s.ctx);
     const a = await s.a.request("session/new", { cwd: dir.path, mcpServers });
     const b = await s.a.request("session/new", { cwd: dir.path, mcpServers });
+    await connected(a.sessionId);
+    await connected(b.sessionId);
     const inA = s.ctx.tools.get(echo, { scope: a.sessionId });
     const inB = s.ctx.tools.get(echo, { scope: b.sessionId });
     ok(inA !== undefined && inB !== undefined && inA !== inB);

@@ -43,3 +43,16 @@ Deno.test("checkMcpServerConfig() throws RangeError on a bad timeoutMs", () => {
       'Cannot configure MCP server "x": "timeoutMs" must be a positive finite number, current value is 0',
   });
 });
+
+Deno.test("checkMcpServerConfig() accepts connectTimeoutMs and throws RangeError on a bad one", () => {
+  checkMcpServerConfig("a", { command: "x", connectTimeoutMs: 2500 });
+  checkMcpServerConfig("b", { url: "https://example.com/mcp", connectTimeoutMs: 1 });
+  throws(
+    () => checkMcpServerConfig("c", { command: "x", connectTimeoutMs: 0 }),
+    {
+      name: "RangeError",
+      message:
+        'Cannot configure MCP server "c": "connectTimeoutMs" must be a positive finite number, current value is 0',
+    },
+  );
+});

@@ -95,7 +95,7 @@ Deno.test("mcpServerPlugin fails a call in flight when the server dies, unregist
   equal(await isGone(up.pid), true);
 });
 
-Deno.test("mcpServerPlugin unregisters the tools of a server that exits", async () => {
+Deno.test("mcpServerPlugin keeps the tools of a server that exits, answering why they cannot run", async () => {
   await using ctx = await harness();
   const fiber = ctx.plugin(mcpServerPlugin, {
     name: "everything",
@@ -113,7 +113,18 @@ Deno.test("mcpServerPlugin unregisters the tools of a server that exits", async 
     state: "disconnected",
     reason: "was killed by SIGTERM",
   });
-  equal(ctx.tools.list().length, 0);
+  const outcome = await ctx.tools.execute({
+    callId: "c1",
+    name: "mcp__everything__echo",
+    arguments: { message: "hi" },
+  });
+  deepEqual(
+    outcome.content,
+    text(
+      'Error: MCP server "everything" was killed by SIGTERM; reconnecting is off, so its tools are unavailable',
+    ),
+  );
+  equal(outcome.error?.code, "MCP_SERVER_EXITED");
 });
 
 Deno.test("mcpServerPlugin keeps retrying a server that fails to start", async () => {

@@ -1,0 +1,319 @@
+/**
+ * Private: an MCP stdio client transport over `Deno.Command`, so the harness owns the process
+ * (pid, exit status, stderr) through public APIs instead of the SDK transport's private fields,
+ * and can name an oversized message instead of losing the connection to it.
+ *
+ * Same launch semantics as the SDK's `StdioClientTransport`: the command is resolved through
+ * `PATH`, and the child's environment is the SDK's safe default set with `env` over it.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import { killProcessTree, processTree } from "../jobs/mod.ts";
+
+/** Launch parameters (the SDK's `StdioServerParameters` fields this transport honours). */
+export interface StdioLaunch {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Merged over the SDK's default inherited environment (`HOME`, `PATH`, …). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Receives stderr text as it arrives. */
+  readonly onStderr?: (text: string) => void;
+  /** The longest accepted message line in bytes. @default {the SDK's 10 MiB} */
+  readonly maxMessageBytes?: number;
+}
+
+/** How long a server may take to exit after its stdin closes before its tree is signalled. */
+const CLOSE_GRACE_MS = 600;
+/** Time between SIGTERM and SIGKILL when the tree must be killed. */
+const KILL_GRACE_MS = 300;
+/** How long output already written before an exit may take to drain. */
+const DRAIN_MS = 250;
+/** Kept stderr, for start-up failure messages. */
+const STDERR_TAIL = 4000;
+/** Kept end of a dropped oversized line, where the TypeScript SDK serializes the response `id`. */
+const TAIL_BYTES = 256;
+/** Kept start of a dropped oversized line, where other SDKs serialize the response `id`. */
+const HEAD_BYTES = 4096;
+
+const ENCODER = new TextEncoder();
+
+/** A stdio transport that spawns the server itself. */
+export class DenoStdioTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+
+  readonly #launch: StdioLaunch;
+  readonly #limit: number;
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #status: Deno.CommandStatus | undefined;
+  #exited = Promise.withResolvers<void>();
+  #stderrTail = "";
+  #fault: string | undefined;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(launch: StdioLaunch) {
+    this.#launch = launch;
+    this.#limit = launch.maxMessageBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  }
+
+  /** The process id once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** `exited with code N` / `was killed by SIGX` once the process is gone; a fault message when the transport gave up on it. */
+  get exitReason(): string | undefined {
+    if (this.#fault !== undefined) return this.#fault;
+    const status = this.#status;
+    if (status === undefined) return undefined;
+    return status.signal !== null
+      ? `was killed by ${status.signal}`
+      : `exited with code ${status.code}`;
+  }
+
+  /** The last few thousand characters the server wrote to stderr. */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** Settles when the process has exited (and its output drained). */
+  get exited(): Promise<void> {
+    return this.#exited.promise;
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) {
+      return Promise.reject(new Error("DenoStdioTransport already started"));
+    }
+    const { command, args = [], env, cwd } = this.#launch;
+    // Throws NotFound / NotCapable synchronously; connect() names both.
+    const child = new Deno.Command(command, {
+      args: [...args],
+      env: { ...getDefaultEnvironment(), ...env },
+      clearEnv: true,
+      ...(cwd === undefined ? {} : { cwd }),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#writer.closed.catch(() => {});
+    const stdout = this.#readStdout(child.stdout);
+    const stderr = this.#readStderr(child.stderr);
+    void child.status.then(async (status) => {
+      this.#status = status;
+      const drain = Promise.all([stdout, stderr]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([drain, new Promise((resolve) => timer = setTimeout(resolve, DRAIN_MS))]);
+      clearTimeout(timer);
+      child.stdout.cancel().catch(() => {});
+      child.stderr.cancel().catch(() => {});
+      this.#exited.resolve();
+      this.#fireClose();
+    });
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const writer = this.#writer;
+    if (writer === undefined || this.#closed) throw new Error("Not connected");
+    await writer.write(ENCODER.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /**
+   * Ends the server: stdin EOF, then (after a short grace) SIGTERM and SIGKILL to the server
+   * and every process it started, so close returns within about a second and leaves nothing.
+   */
+  close(): Promise<void> {
+    return this.#closing ??= this.#close();
+  }
+
+  async #close(): Promise<void> {
+    const child = this.#child;
+    if (child === undefined) {
+      this.#fireClose();
+      return;
+    }
+    // The tree is read before stdin closes: once the server exits its children are reparented.
+    let tree: number[];
+    try {
+      tree = this.#status === undefined ? processTree(child.pid) : [];
+    } catch {
+      tree = [child.pid];
+    }
+    await this.#writer?.close().catch(() => {});
+    if (this.#status === undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        child.status,
+        new Promise((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
+      ]);
+      clearTimeout(timer);
+    }
+    await Promise.all(
+      tree.map((pid) => killProcessTree(pid, { graceMs: KILL_GRACE_MS }).catch(() => {})),
+    );
+    await child.status.catch(() => {});
+    this.#fireClose();
+  }
+
+  #fireClose(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+
+  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of stream) {
+        const text = decoder.decode(chunk, { stream: true });
+        this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL);
+        this.#launch.onStderr?.(text);
+      }
+    } catch { /* cancelled after exit */ }
+  }
+
+  async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    let dropping = false;
+    let tail: Uint8Array = new Uint8Array(0);
+    let head: Uint8Array = new Uint8Array(0);
+    const keepTail = (bytes: Uint8Array): void => {
+      const joined = new Uint8Array(tail.length + bytes.length);
+      joined.set(tail);
+      joined.set(bytes, tail.length);
+      tail = joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
+    };
+    try {
+      for await (const chunk of stream) {
+        let start = 0;
+        while (start <= chunk.length) {
+          const newline = chunk.indexOf(10, start);
+          const end = newline === -1 ? chunk.length : newline;
+          const piece = chunk.subarray(start, end);
+          if (dropping) {
+            keepTail(piece);
+          } else if (size + piece.length > this.#limit) {
+            dropping = true;
+            tail = new Uint8Array(0);
+            head = concat(parts, size).subarray(0, HEAD_BYTES);
+            if (head.length < HEAD_BYTES) {
+              head = concat([head, piece.subarray(0, HEAD_BYTES - head.length)], -1);
+            }
+            for (const part of parts) keepTail(part);
+            keepTail(piece);
+            parts = [];
+          } else if (piece.length > 0) {
+            parts.push(piece.slice());
+          }
+          size += piece.length;
+          if (newline === -1) break;
+          if (dropping) {
+            this.#oversized(size, head, tail);
+          } else {
+            this.#deliver(parts, size);
+          }
+          parts = [];
+          size = 0;
+          dropping = false;
+          start = newline + 1;
+        }
+      }
+    } catch { /* cancelled after exit */ }
+  }
+
+  #deliver(parts: readonly Uint8Array[], size: number): void {
+    if (size === 0) return;
+    const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+    const line = new TextDecoder().decode(bytes).replace(/\r$/, "");
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * An oversized line was dropped. When its tail names a response id, that request fails with
+   * an error that says why; otherwise the connection cannot be trusted and is closed.
+   */
+  #oversized(size: number, head: Uint8Array, tail: Uint8Array): void {
+    const limitMiB = Math.round(this.#limit / 1024 / 1024 * 10) / 10;
+    const what = `a message of ${size} bytes, over the ${limitMiB} MiB (${this.#limit} bytes) ` +
+      `limit of the MCP stdio transport`;
+    const id = topLevelId(new TextDecoder().decode(head)) ??
+      /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*\r?$/.exec(new TextDecoder().decode(tail))
+        ?.[1];
+    if (id !== undefined) {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id: JSON.parse(id) as string | number,
+        error: {
+          code: -32603,
+          message: `the server sent ${what}; the result was dropped. Ask for less output`,
+        },
+      });
+      return;
+    }
+    this.#fault = `sent ${what}`;
+    this.onerror?.(new Error(`MCP server ${this.#fault}`));
+    void this.close();
+  }
+}
+
+/** The JSON text of a top-level `"id"` member in the start of a JSON object, if it is there. */
+function topLevelId(head: string): string | undefined {
+  let depth = 0;
+  let inString = false;
+  let keyStart = -1;
+  for (let i = 0; i < head.length; i++) {
+    const char = head[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') {
+        inString = false;
+        if (depth === 1 && head.slice(keyStart, i + 1) === '"id"') {
+          const value = /^\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(head.slice(i + 1));
+          if (value !== null) return value[1];
+        }
+      }
+    } else if (char === '"') {
+      inString = true;
+      keyStart = i;
+    } else if (char === "{" || char === "[") {
+      depth++;
+    } else if (char === "}" || char === "]") {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
+function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
+  if (size < 0) size = parts.reduce((sum, part) => sum + part.length, 0);
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
