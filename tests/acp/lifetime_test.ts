@@ -49,7 +49,9 @@ async function workspace(
   const cwd = join(dir.path, "ws");
   const sessionsDir = join(dir.path, "sessions");
   await Deno.mkdir(cwd);
-  const configText = JSON.stringify({ sandbox, mcpServers });
+  // Unsandboxed bash asks by default; these tests run it without a permission client.
+  const permissions = [{ tool: "bash", decision: "allow" }, { tool: "mcp__*", decision: "allow" }];
+  const configText = JSON.stringify({ sandbox, mcpServers, permissions });
   const configPath = join(dir.path, "dsh.jsonc");
   const scriptPath = join(dir.path, "script.json");
   await Deno.writeTextFile(configPath, configText);

@@ -157,7 +157,10 @@ Deno.test("execute() resolves with an error when the request has throwing getter
       },
     },
   });
-  equal(text(hostileArgs), "Error: tool execution arguments must be losslessly JSON-serializable");
+  equal(
+    text(hostileArgs),
+    "Error: tool execution arguments must be losslessly JSON-serializable: the arguments could not be read (getter exploded)",
+  );
 });
 
 Deno.test("disposing a fiber aborts its running calls with ABORTED", async () => {
