@@ -40,7 +40,13 @@ export type Context = CoreContext & {
 };
 
 export { defineTool } from "./tools/define_tool.ts";
-export type { DefinedTool, DefineToolOptions } from "./tools/define_tool.ts";
+export type {
+  DefinedTool,
+  DefineToolOptions,
+  ToolArgs,
+  ToolParameters,
+} from "./tools/define_tool.ts";
+export type { InferStandardOutput, StandardSchemaV1 } from "./tools/standard_schema.ts";
 export type { ParameterSpec, ParametersSpec, SchemaSpec } from "./tools/schema.ts";
 export type { InferArgs, InferValue } from "./tools/infer.ts";
 export { ToolArgsError } from "./tools/tool_args_error.ts";
