@@ -105,7 +105,10 @@ Deno.test("defineTool() with a zod schema soft-validates presenters and isConcur
 });
 
 Deno.test("defineTool() with an async Standard Schema validates in execute and falls back in presenters", async () => {
-  const schema = z.object({ n: z.number() }).refine(async (v) => v.n > 0, "n must be positive");
+  const schema = z.object({ n: z.number() }).refine(
+    (v) => Promise.resolve(v.n > 0),
+    "n must be positive",
+  );
   const tool = defineTool({
     name: "positive",
     description: "Needs a positive n.",
