@@ -28,13 +28,24 @@ import type { ApprovalService, ToolRegistry } from "./registry/types.ts";
 
 /**
  * The context a plugin's `apply(ctx)` receives: the core Context plus the harness services.
- * `ctx.jobs` and `ctx.approval` exist only when their plugins are loaded; list them in `inject`.
+ * `ctx.tools` is there once the `tools` plugin is loaded (every harness has it; list `"tools"` in
+ * `inject`). `ctx.jobs` and `ctx.approval` exist only when their plugins are loaded, so they are
+ * typed optional: check them, or list them in `inject` and narrow with `ctx.jobs!`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Context } from "./mod.ts";
+ * export const inject = ["tools"];
+ * export function apply(ctx: Context): void {
+ *   if (ctx.jobs === undefined) ctx.logger.info("no jobs plugin: background runs are off");
+ * }
+ * ```
  */
 export type Context = CoreContext & {
   /** The tool registry. */
   readonly tools: ToolRegistry;
-  /** Long-running work (present when the jobs plugin is loaded). */
-  readonly jobs: JobService;
+  /** Long-running work; `undefined` unless the jobs plugin is loaded. */
+  readonly jobs?: JobService;
   /** Where `ask` decisions go (present when an approval channel such as the ACP bridge is loaded). */
   readonly approval?: ApprovalService;
 };

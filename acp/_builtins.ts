@@ -48,8 +48,6 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     const { mcpPlugin } = await import("../mcp/mod.ts");
     fibers.push(ctx.plugin(mcpPlugin, { servers: config.mcpServers }));
   }
-  for (const fiber of fibers) {
-    await fiber.ready;
-    if (fiber.state === "failed") throw fiber.error;
-  }
+  // `ready` rejects with the error of a plugin that failed to apply.
+  for (const fiber of fibers) await fiber.ready;
 }

@@ -231,7 +231,8 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
         scope: agent.sessionId,
       });
       live.disposeMcp = () => fiber.dispose();
-      await fiber.ready;
+      // A server that cannot start is logged; the session goes on without its tools.
+      await fiber.ready.catch(() => {});
     }
     const previous = sessions.get(agent.sessionId);
     if (previous) await close(previous);

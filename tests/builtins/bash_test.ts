@@ -1,4 +1,4 @@
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
@@ -213,7 +213,10 @@ Deno.test("bashPlugin refuses to run unconfined when the sandbox is unavailable"
   const root = await createHarness();
   try {
     const fiber = root.plugin(bashPlugin, { sandbox: "workspace-write", bwrap: "dsh-no-bwrap" });
-    await fiber.ready;
+    await rejects(fiber.ready, {
+      name: "HarnessError",
+      message: /^Cannot create the workspace-write sandbox: /,
+    });
     equal(fiber.state, "failed");
     equal(root.tools.get("bash"), undefined);
   } finally {
