@@ -109,3 +109,80 @@ export type {
 } from "./registry/types.ts";
 export { Agent, createAgent } from "./agent/agent.ts";
 export type { CreateAgentOptions, PromptResult } from "./agent/agent.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { AgentContext, PromptOptions } from "./agent/agent.ts";
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  AssistantReasoningBlock,
+  AssistantTextBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelMessage,
+  ModelRequest,
+  StreamChunk,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./agent/model.ts";
+export type { SessionLogWarning } from "./agent/read_session_log.ts";
+export type { SessionEvent, SessionEventEnvelope, StopReason } from "./agent/session_event.ts";
+export type { Context as CoreContext, ContextOptions, Listener } from "./core/context.ts";
+export type { FiberState } from "./core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive } from "./core/json.ts";
+export type { Logger, LogLevel, LogRecord, LogSink } from "./core/logger.ts";
+export type { JobService } from "./jobs/job_service.ts";
+export type {
+  JobControl,
+  JobDetail,
+  JobKiller,
+  JobKillResult,
+  JobOutcome,
+  JobRead,
+  JobReadOptions,
+  JobSnapshot,
+  JobStartOptions,
+  JobStatus,
+} from "./jobs/types.ts";
+export type { WithBackgroundOptions } from "./jobs/with_background.ts";
+export type { ToolRegistryOptions } from "./registry/tool_registry.ts";
+export type { ToolsContext } from "./registry/tools_plugin.ts";
+export type {
+  ApprovalOutcome,
+  ExecuteRequest,
+  ToolErrorCode,
+  ToolSchema,
+} from "./registry/types.ts";
+export type { JsonSchema } from "./tools/definition.ts";
+export type {
+  Flatten,
+  InferEmptyObject,
+  InferObject,
+  InferProperties,
+  InferType,
+  MaxInferDepth,
+  PrevDepth,
+  RequiredKeys,
+} from "./tools/infer.ts";
+export type {
+  ArraySpec,
+  BooleanSpec,
+  IntegerSpec,
+  JsonSpec,
+  NullSpec,
+  NumberSpec,
+  ObjectSpec,
+  OneOfSpec,
+  SpecAnnotations,
+  StringSpec,
+  TypedSpecBase,
+} from "./tools/schema.ts";
+export type {
+  StandardJsonSchemaConverter,
+  StandardJsonSchemaOptions,
+  StandardPathSegment,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+} from "./tools/standard_schema.ts";

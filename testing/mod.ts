@@ -52,3 +52,72 @@ export type { MockEntry, MockToolCall } from "../agent/mock_adapter.ts";
 export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
 export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
 export type { AcpScenario, AcpSnapshotRun, PermissionAnswer } from "./acp_snapshot.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  AssistantReasoningBlock,
+  AssistantTextBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelMessage,
+  ModelRequest,
+  StreamChunk,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "../agent/model.ts";
+export type {
+  ContextSource,
+  SessionEvent,
+  SessionEventEnvelope,
+  SessionEventMap,
+  SessionEventOf,
+  SessionEventType,
+  StopReason,
+} from "../agent/session_event.ts";
+export type { Context, Listener } from "../core/context.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type { ToolsContext } from "../registry/tools_plugin.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalService,
+  ExecuteRequest,
+  Guard,
+  ToolErrorCode,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+  ToolSchema,
+} from "../registry/types.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";

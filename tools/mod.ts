@@ -95,3 +95,7 @@ export type {
   ToolExecution,
   ToolResult,
 } from "./definition.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { HarnessError } from "../core/errors.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
