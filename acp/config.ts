@@ -9,6 +9,13 @@ import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
 // The checker's own file: it imports nothing, while mcp/mod.ts would load the large MCP SDK at start-up.
 import { checkMcpServerConfig } from "../mcp/config.ts";
+import {
+  checkPermissionRules,
+  compilePermissionRules,
+  type PermissionMatcher,
+  type PermissionRule,
+  type RuleDecision,
+} from "../registry/permission_rules.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
@@ -23,22 +30,8 @@ export interface ModelConfig {
   readonly baseUrl: string;
 }
 
-/** A permission decision. */
-export type RuleDecision = "allow" | "ask" | "deny";
-
-/** One permission rule: the first matching rule decides. */
-export interface PermissionRule {
-  /** Tool name, or `*` for every tool. */
-  readonly tool: string;
-  /** The decision. */
-  readonly decision: RuleDecision;
-  /** Optional regular expression tested against one string argument (`arg`). */
-  readonly pattern?: string;
-  /** The argument `pattern` is tested against. @default {"command"} */
-  readonly arg?: string;
-  /** The reason shown to the user or the model. */
-  readonly reason?: string;
-}
+// One rule syntax (globs) for dsh.jsonc, the permission-gate example and tool masks.
+export type { PermissionRule, RuleDecision } from "../registry/permission_rules.ts";
 
 /** The whole configuration, defaults applied. */
 export interface AgentConfig {
@@ -204,39 +197,12 @@ export function parseConfig(text: string, source: string): AgentConfig {
   }
   const model = record(source, "model", top.model);
   const d = DEFAULT_CONFIG;
-  const rules = top.permissions === undefined ? [] : top.permissions;
-  if (!Array.isArray(rules)) {
-    fail(source, `"permissions" must be an array of rules: received ${JSON.stringify(rules)}`);
+  let permissions: readonly PermissionRule[] = [];
+  try {
+    permissions = checkPermissionRules(top.permissions ?? []);
+  } catch (error) {
+    fail(source, (error as Error).message);
   }
-  const permissions = rules.map((rule, i): PermissionRule => {
-    const r = record(source, `permissions[${i}]`, rule);
-    const pattern = r.pattern === undefined
-      ? undefined
-      : str(source, `permissions[${i}].pattern`, r.pattern, "");
-    if (pattern !== undefined) {
-      try {
-        new RegExp(pattern);
-      } catch {
-        fail(
-          source,
-          `"permissions[${i}].pattern" is not a valid regular expression: received ${
-            JSON.stringify(pattern)
-          }`,
-        );
-      }
-    }
-    return {
-      tool: str(source, `permissions[${i}].tool`, r.tool, "*"),
-      decision: oneOf(source, `permissions[${i}].decision`, r.decision, DECISIONS, "ask"),
-      ...(pattern !== undefined ? { pattern } : {}),
-      ...(r.arg !== undefined
-        ? { arg: str(source, `permissions[${i}].arg`, r.arg, "command") }
-        : {}),
-      ...(r.reason !== undefined
-        ? { reason: str(source, `permissions[${i}].reason`, r.reason, "") }
-        : {}),
-    };
-  });
   const servers = record(source, "mcpServers", top.mcpServers);
   const mcpServers: Record<string, McpServerConfig> = {};
   for (const [name, value] of Object.entries(servers)) {
@@ -291,8 +257,11 @@ export function parseConfig(text: string, source: string): AgentConfig {
   };
 }
 
+const matchers = new WeakMap<readonly PermissionRule[], PermissionMatcher>();
+
 /**
- * Decides a call from the rules: the first rule whose tool (or `*`) and pattern match wins.
+ * Decides a call from the rules: the first rule whose tool glob and argument globs match wins.
+ * The rules are compiled once per configuration.
  *
  * @param config The configuration.
  * @param name The tool name.
@@ -303,7 +272,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
  * ```ts
  * import { DEFAULT_CONFIG, decide } from "./config.ts";
  * import { equal } from "node:assert/strict";
- * const config = { ...DEFAULT_CONFIG, permissions: [{ tool: "bash", decision: "ask" as const, pattern: "^rm " }] };
+ * const config = { ...DEFAULT_CONFIG, permissions: [{ tool: "bash", decision: "ask" as const, args: { command: "rm *" } }] };
  * equal(decide(config, "bash", { command: "rm -rf x" }).decision, "ask");
  * equal(decide(config, "bash", { command: "ls" }).decision, "allow");
  * ```
@@ -313,20 +282,17 @@ export function decide(
   name: string,
   args: unknown,
 ): { readonly decision: RuleDecision; readonly reason?: string } {
-  for (const rule of config.permissions) {
-    if (rule.tool !== "*" && rule.tool !== name) continue;
-    if (rule.pattern !== undefined) {
-      const value = typeof args === "object" && args !== null
-        ? (args as Record<string, unknown>)[rule.arg ?? "command"]
-        : undefined;
-      if (typeof value !== "string" || !new RegExp(rule.pattern).test(value)) continue;
-    }
-    return {
-      decision: rule.decision,
-      ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
-    };
+  let match = matchers.get(config.permissions);
+  if (match === undefined) {
+    match = compilePermissionRules(config.permissions);
+    matchers.set(config.permissions, match);
   }
-  return { decision: config.defaultDecision };
+  const rule = match(name, args)?.rule;
+  if (rule === undefined) return { decision: config.defaultDecision };
+  return {
+    decision: rule.decision,
+    ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+  };
 }
 
 /**

@@ -77,6 +77,10 @@ export { createDemoModel, DEMO_FILE } from "./demo_model.ts";
 export { main, parseAgentArgs, usesDeepSeek } from "./main.ts";
 export type { AgentArgs } from "./main.ts";
 export { agentCommand } from "./launch.ts";
+export { spawnAgentProcess } from "./_agent_process.ts";
+export type { AgentProcess, SpawnAgentProcessOptions } from "./_agent_process.ts";
+// The SDK's client types, for spawnAgentProcess (the agent side uses only dsh's own types).
+export type { ClientApp, ClientConnection } from "@agentclientprotocol/sdk";
 export type { AgentCommand } from "./launch.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.

@@ -23,6 +23,18 @@
 export { checkRegistryOptions, CODE_RUNNER_NAME, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { createHarness, toolsPlugin } from "./tools_plugin.ts";
+export {
+  checkPermissionRules,
+  compilePermissionRules,
+  globToRegExp,
+  matchGlob,
+} from "./permission_rules.ts";
+export type {
+  PermissionMatcher,
+  PermissionRule,
+  RuleDecision,
+  RuleMatch,
+} from "./permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
 export type {
   ApprovalOutcome,

@@ -8,7 +8,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       // model
       "model": { "provider": "demo", "model": "m", },
       "toolMode": "both",
-      "permissions": [{ "tool": "bash", "decision": "ask", "pattern": "^rm ", "reason": "destructive" }],
+      "permissions": [{ "tool": "bash", "decision": "ask", "args": { "command": "rm *" }, "reason": "destructive" }],
       "defaultDecision": "deny",
       "sandbox": "workspace-write",
       "mcpServers": { "everything": { "command": "node", "args": ["x.js", "stdio"], "env": { "A": "1" } } },
@@ -21,7 +21,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
   deepEqual(config, {
     model: { provider: "demo", model: "m", baseUrl: "https://api.deepseek.com" },
     toolMode: "both",
-    permissions: [{ tool: "bash", decision: "ask", pattern: "^rm ", reason: "destructive" }],
+    permissions: [{ tool: "bash", decision: "ask", args: { command: "rm *" }, reason: "destructive" }],
     defaultDecision: "deny",
     sandbox: "workspace-write",
     mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { A: "1" } } },
@@ -76,8 +76,12 @@ Deno.test("parseConfig() rejects invalid values with the received value", () => 
   );
   rejectsConfig('{"modle": {}}', /unknown key "modle"/);
   rejectsConfig(
-    '{"permissions": [{"tool": "bash", "pattern": "("}]}',
-    '"permissions[0].pattern" is not a valid regular expression: received "("',
+    '{"permissions": [{"tool": "bash", "pattern": "^rm ", "decision": "ask"}]}',
+    '"permissions[0].pattern" is not supported: rules match arguments with globs in "args", for example {"tool": "bash", "args": {"command": "rm *"}, "decision": "ask"}',
+  );
+  rejectsConfig(
+    '{"permissions": [{"tool": "bash"}]}',
+    '"permissions[0].decision" must be one of "allow", "ask", "deny": received undefined',
   );
   rejectsConfig(
     '{"mcpServers": {"x": {}}}',
@@ -87,7 +91,7 @@ Deno.test("parseConfig() rejects invalid values with the received value", () => 
 
 Deno.test("decide() applies the first matching rule, then the default", () => {
   const config = parseConfig(
-    '{"permissions": [{"tool": "bash", "decision": "deny", "pattern": "rm", "reason": "no"}, {"tool": "*", "decision": "ask"}], "defaultDecision": "allow"}',
+    '{"permissions": [{"tool": "bash", "decision": "deny", "args": {"command": "rm *"}, "reason": "no"}, {"tool": "*", "decision": "ask"}], "defaultDecision": "allow"}',
     "c",
   );
   deepEqual(decide(config, "bash", { command: "rm x" }), { decision: "deny", reason: "no" });
