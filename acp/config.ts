@@ -16,6 +16,7 @@ import {
   type PermissionRule,
   type RuleDecision,
 } from "../registry/permission_rules.ts";
+import { checkToolFilter, type ToolFilter } from "../registry/tool_filter.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else the demo model. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
@@ -53,6 +54,8 @@ export interface AgentConfig {
   readonly roots: readonly string[];
   /** Extra commands the agent may run (for example MCP servers an editor passes in `session/new`). @default {[]} */
   readonly allowRun: readonly string[];
+  /** Tools hidden from the model: `allow`/`deny` tool-name globs (`ctx.tools.restrict`). @default {{}} */
+  readonly tools: ToolFilter;
 }
 
 /** The configuration used when no file exists. */
@@ -66,6 +69,7 @@ export const DEFAULT_CONFIG: AgentConfig = {
   sessionsDir: ".dsh/sessions",
   roots: [],
   allowRun: [],
+  tools: {},
 };
 
 function lineCol(text: string, offset: number): string {
@@ -189,6 +193,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
     "sessionsDir",
     "roots",
     "allowRun",
+    "tools",
   ]);
   for (const key of Object.keys(top)) {
     if (!known.has(key)) {
@@ -254,7 +259,16 @@ export function parseConfig(text: string, source: string): AgentConfig {
     sessionsDir: str(source, "sessionsDir", top.sessionsDir, d.sessionsDir),
     roots: strings(source, "roots", top.roots),
     allowRun: strings(source, "allowRun", top.allowRun),
+    tools: toolFilter(source, top.tools),
   };
+}
+
+function toolFilter(source: string, value: unknown): ToolFilter {
+  try {
+    return checkToolFilter(value);
+  } catch (error) {
+    return fail(source, (error as Error).message);
+  }
 }
 
 const matchers = new WeakMap<readonly PermissionRule[], PermissionMatcher>();

@@ -226,6 +226,7 @@ export async function main(args: readonly string[]): Promise<number> {
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
   try {
     ctx.on("tools/pre-execute", permissionGate(config));
+    ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
     const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
       loadBuiltins(ctx, { config, workspace: cwd })

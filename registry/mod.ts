@@ -29,6 +29,8 @@ export {
   globToRegExp,
   matchGlob,
 } from "./permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
+export type { ToolFilter } from "./tool_filter.ts";
 export type {
   PermissionMatcher,
   PermissionRule,

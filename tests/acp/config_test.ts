@@ -15,6 +15,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       "sessionsDir": "logs",
       "roots": ["/extra"],
       "allowRun": ["npx"],
+      "tools": { "deny": ["mcp__*"] },
     }`,
     "dsh.jsonc",
   );
@@ -28,6 +29,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     sessionsDir: "logs",
     roots: ["/extra"],
     allowRun: ["npx"],
+    tools: { deny: ["mcp__*"] },
   });
 });
 
@@ -75,6 +77,10 @@ Deno.test("parseConfig() rejects invalid values with the received value", () => 
     '"toolMode" must be one of "native", "code", "both": received "fast"',
   );
   rejectsConfig('{"modle": {}}', /unknown key "modle"/);
+  rejectsConfig(
+    '{"tools": {"deny": "bash"}}',
+    '"tools.deny" must be an array of tool-name globs: received "bash"',
+  );
   rejectsConfig(
     '{"permissions": [{"tool": "bash", "pattern": "^rm ", "decision": "ask"}]}',
     '"permissions[0].pattern" is not supported: rules match arguments with globs in "args", for example {"tool": "bash", "args": {"command": "rm *"}, "decision": "ask"}',
