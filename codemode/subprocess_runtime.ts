@@ -14,6 +14,7 @@ import {
   resolveCodeRunLimits,
 } from "./runtime.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { permissionHint } from "../core/permission_hint.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -321,7 +322,7 @@ function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
     if (error instanceof Deno.errors.NotCapable) {
       throw new HarnessError(
         "PERMISSION_DENIED",
-        `${what}: the agent lacks the Deno permission --allow-run=${spawn.execPath}`,
+        `${what}: ${permissionHint(`--allow-run=${spawn.execPath}`)}`,
         { cause: error },
       );
     }

@@ -13,6 +13,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../core/error_message.ts";
+import { permissionHint } from "../core/permission_hint.ts";
 import { HarnessError } from "../core/errors.ts";
 import { killProcessTree, processTree } from "../jobs/mod.ts";
 import type { JsonObject } from "../core/json.ts";
@@ -326,7 +327,7 @@ function connectError(name: string, config: McpServerConfig, error: unknown): Er
     if (error instanceof Deno.errors.NotCapable) {
       return new HarnessError(
         "PERMISSION_DENIED",
-        `${where}: the agent lacks the Deno permission --allow-run=${config.command}`,
+        `${where}: ${permissionHint(`--allow-run=${config.command}`)}`,
         { cause: error },
       );
     }

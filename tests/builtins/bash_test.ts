@@ -250,3 +250,26 @@ Deno.test("bash runs in the background through the jobs layer", async () => {
     await root.fiber.dispose();
   }
 });
+
+Deno.test({
+  name: "bashPlugin names the whole --allow-run flag when Deno may not run its programs",
+  permissions: { run: ["bash"], read: true, env: true },
+  async fn() {
+    const root = await createHarness({ logSink: () => {} });
+    try {
+      const fiber = root.plugin(bashPlugin, { sandbox: "workspace-write" });
+      await rejects(fiber.ready, {
+        name: "NotCapable",
+        message:
+          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill", "bwrap": Deno denied it: add --allow-run=bash,setsid,ps,kill,bwrap to the deno command',
+      });
+      const off = root.plugin(bashPlugin, { sandbox: "off" });
+      await rejects(off.ready, {
+        message:
+          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill": Deno denied it: add --allow-run=bash,setsid,ps,kill to the deno command',
+      });
+    } finally {
+      await root.fiber.dispose();
+    }
+  },
+});
