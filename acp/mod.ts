@@ -77,10 +77,6 @@ export { createDemoModel, DEMO_FILE } from "./demo_model.ts";
 export { main, parseAgentArgs, usesDeepSeek } from "./main.ts";
 export type { AgentArgs } from "./main.ts";
 export { agentCommand } from "./launch.ts";
-export { spawnAgentProcess } from "./_agent_process.ts";
-export type { AgentProcess, SpawnAgentProcessOptions } from "./_agent_process.ts";
-// The SDK's client types, for spawnAgentProcess (the agent side uses only dsh's own types).
-export type { ClientApp, ClientConnection } from "@agentclientprotocol/sdk";
 export type { AgentCommand } from "./launch.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
@@ -106,6 +102,7 @@ export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/js
 export type { Logger, LogLevel } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
 export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from "../mcp/config.ts";
+export type { ToolFilter } from "../registry/tool_filter.ts";
 export type { ToolsContext } from "../registry/tools_plugin.ts";
 export type {
   ApprovalOutcome,

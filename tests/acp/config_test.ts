@@ -22,7 +22,12 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
   deepEqual(config, {
     model: { provider: "demo", model: "m", baseUrl: "https://api.deepseek.com" },
     toolMode: "both",
-    permissions: [{ tool: "bash", decision: "ask", args: { command: "rm *" }, reason: "destructive" }],
+    permissions: [{
+      tool: "bash",
+      decision: "ask",
+      args: { command: "rm *" },
+      reason: "destructive",
+    }],
     defaultDecision: "deny",
     sandbox: "workspace-write",
     mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { A: "1" } } },
