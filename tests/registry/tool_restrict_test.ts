@@ -100,3 +100,32 @@ Deno.test("ctx.tools.restrict() never hides run_code and rejects malformed filte
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("ctx.tools.restrict() hides tools from the model requests of that agent only", async () => {
+  const { createAgent } = await import("../../agent/mod.ts");
+  const { MockAdapter, textResponse } = await import("../../testing/mod.ts");
+  const ctx = await harness();
+  try {
+    ctx.tools.restrict({ deny: ["bash", "mcp__*"] }, { scope: "restricted" });
+    const seen: string[][] = [];
+    for (const sessionId of ["restricted", "open"]) {
+      const adapter = new MockAdapter([textResponse("ok")]);
+      const agent = await createAgent(ctx, {
+        adapter,
+        model: "m",
+        cwd: "/",
+        sessionId,
+        inMemoryLog: true,
+      });
+      await agent.prompt("hi");
+      seen.push(names(adapter.requests[0]!.tools));
+      await agent.dispose();
+    }
+    deepEqual(seen, [
+      ["read", "write"],
+      ["bash", "mcp__gh__delete", "mcp__gh__search", "read", "write"],
+    ]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
