@@ -249,7 +249,9 @@ export function standardViolations(
       missing = !isRecord(parent) || !Object.hasOwn(parent, key as string);
       value = missing ? undefined : (parent as Record<PropertyKey, unknown>)[key];
     }
-    const message = String(issue?.message ?? "is invalid").slice(0, 200);
+    let message = String(issue?.message ?? "is invalid").slice(0, 200);
+    // Some libraries (arktype) start the message with the path itself: say it once.
+    if (path !== "" && message.startsWith(`${path} `)) message = message.slice(path.length + 1);
     if (path !== "" && missing && isRecord(parent) && !Array.isArray(parent)) {
       out.add(`missing required property ${quotePath(path)}`);
     } else {

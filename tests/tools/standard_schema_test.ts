@@ -229,3 +229,45 @@ Deno.test("a zod tool runs through the registry pipeline, Code Mode SDK and card
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("defineTool() takes an arktype schema (Standard JSON Schema built in)", async () => {
+  const { type } = await import("arktype");
+  const tool = defineTool({
+    name: "ark",
+    description: "d",
+    parameters: type({ path: "string", "limit?": "number" }),
+    execute: (args) => [{ type: "text", text: `${args.path} ${args.limit ?? "-"}` }],
+  });
+  deepEqual(tool.parameters, {
+    type: "object",
+    properties: { path: { type: "string" }, limit: { type: "number" } },
+    required: ["path"],
+  });
+  deepEqual(await tool.execute({ path: "a" }, fakeExec()), [{ type: "text", text: "a -" }]);
+  throws(() => tool.execute({ path: 1 } as never, fakeExec()), {
+    message: 'invalid arguments: "path" must be a string (was a number)',
+  });
+});
+
+Deno.test("defineTool() asks a valibot schema for its JSON Schema (no Standard JSON Schema yet)", async () => {
+  const v = await import("valibot");
+  const parameters = v.object({ path: v.string() });
+  throws(
+    () => defineTool({ name: "vb", description: "d", parameters, execute: () => [] }),
+    {
+      message:
+        /^Cannot define tool "vb": the "valibot" schema has no Standard JSON Schema converter/,
+    },
+  );
+  const tool = defineTool({
+    name: "vb",
+    description: "d",
+    parameters,
+    jsonSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    execute: (args) => [{ type: "text", text: args.path }],
+  });
+  deepEqual(await tool.execute({ path: "x" }, fakeExec()), [{ type: "text", text: "x" }]);
+  throws(() => tool.execute({} as never, fakeExec()), {
+    message: 'invalid arguments: missing required property "path"',
+  });
+});
