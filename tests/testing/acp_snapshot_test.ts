@@ -84,3 +84,25 @@ Deno.test("assertAcpSnapshot() fails when script entries are left unused", async
     },
   );
 });
+
+Deno.test("assertAcpSnapshot() answers permission prompts in order", async () => {
+  await using dir = await tempDir();
+  const run = await withUpdate(() =>
+    assertAcpSnapshot(`${dir.path}/ask.jsonl`, {
+      plugins: [wordCount],
+      setup(ctx) {
+        ctx.on("tools/pre-execute", () => ({ kind: "ask", reason: "count words?" }));
+      },
+      script: [
+        toolCallResponse("c1", "word_count", { text: "a b" }),
+        toolCallResponse("c2", "word_count", { text: "a b c" }),
+        textResponse("done"),
+      ],
+      permissionAnswers: ["allow_once", "reject_once"],
+    })
+  );
+  const asks = run.transcript.filter((line) => line.includes('"session/request_permission"'));
+  equal(asks.length, 2);
+  const results = messagesOfRole(run.requests[2]!, "tool").map((m) => m.isError);
+  equal(JSON.stringify(results), "[false,true]");
+});
