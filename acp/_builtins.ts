@@ -64,8 +64,6 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers });
     ctx.emit("mcp/starting", { ready: fiber.ready });
   }
-  for (const fiber of fibers) {
-    await fiber.ready;
-    if (fiber.state === "failed") throw fiber.error;
-  }
+  // `ready` rejects with the error of a plugin that failed to apply.
+  for (const fiber of fibers) await fiber.ready;
 }

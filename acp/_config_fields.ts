@@ -7,7 +7,7 @@
  */
 
 /** A JSON Schema fragment (draft-07). */
-export type JsonSchema = { readonly [key: string]: unknown };
+export type ConfigSchema = { readonly [key: string]: unknown };
 
 /** Throws the config error for the file being read. */
 export type Fail = (message: string) => never;
@@ -15,7 +15,7 @@ export type Fail = (message: string) => never;
 /** One configuration value: its schema and its parser (`undefined` in means "absent"). */
 export interface Field<T, Optional extends boolean = boolean> {
   /** The JSON Schema fragment (with `description` and `default`). */
-  readonly schema: JsonSchema;
+  readonly schema: ConfigSchema;
   /** True when an absent key is left out of the parsed object. */
   readonly optional: Optional;
   /** Checks `value` (at dotted `key`) and applies the default. */
@@ -39,7 +39,7 @@ export type FieldsValue<F extends Fields> =
 
 const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
 
-function required<T>(schema: JsonSchema, parse: Field<T>["parse"]): Field<T, false> {
+function required<T>(schema: ConfigSchema, parse: Field<T>["parse"]): Field<T, false> {
   return { schema, optional: false, parse };
 }
 
@@ -68,7 +68,7 @@ export function enumField<const T extends string>(
 /** Options of {@linkcode textField}. */
 export interface TextOptions {
   /** Extra schema keywords (`pattern`, `format`). */
-  readonly schema?: JsonSchema;
+  readonly schema?: ConfigSchema;
   /** An extra check after the type check. */
   readonly check?: (value: string, key: string, fail: Fail) => void;
 }
@@ -198,6 +198,6 @@ export function mapField<T>(
 }
 
 /** A field with a hand-written schema and parser. */
-export function customField<T>(schema: JsonSchema, parse: Field<T>["parse"]): Field<T, false> {
+export function customField<T>(schema: ConfigSchema, parse: Field<T>["parse"]): Field<T, false> {
   return required(schema, parse);
 }

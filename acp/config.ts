@@ -16,19 +16,26 @@ import { SANDBOX_MODES } from "../builtins/sandbox.ts";
 import type { SandboxSetting } from "./_safety_config.ts";
 import {
   asRecord,
+  type ConfigSchema,
   customField,
   enumField,
   type Fail,
-  type JsonSchema,
-  listField,
   mapField,
   objectField,
   optional,
   stringsField,
   textField,
 } from "./_config_fields.ts";
+import {
+  checkPermissionRules,
+  compilePermissionRules,
+  type PermissionMatcher,
+  type PermissionRule,
+  type RuleDecision,
+} from "../registry/permission_rules.ts";
+import { checkToolFilter, type ToolFilter } from "../registry/tool_filter.ts";
 
-export type { JsonSchema } from "./_config_fields.ts";
+export type { ConfigSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else a note on how to set it; `demo` is the scripted tour. */
@@ -48,22 +55,8 @@ export interface ModelConfig {
   readonly reasoningEffort?: "low" | "high" | "max";
 }
 
-/** A permission decision. */
-export type RuleDecision = "allow" | "ask" | "deny";
-
-/** One permission rule: the first matching rule decides. */
-export interface PermissionRule {
-  /** Tool name, `*` for every tool, or a prefix ending in `*` (`mcp__*`). */
-  readonly tool: string;
-  /** The decision. */
-  readonly decision: RuleDecision;
-  /** Optional regular expression tested against one string argument (`arg`). */
-  readonly pattern?: string;
-  /** The argument `pattern` is tested against. @default {"command"} */
-  readonly arg?: string;
-  /** The reason shown to the user or the model. */
-  readonly reason?: string;
-}
+// One rule syntax (globs) for dsh.jsonc, the permission-gate example and tool masks.
+export type { PermissionRule, RuleDecision } from "../registry/permission_rules.ts";
 
 /** The whole configuration, defaults applied. */
 export interface AgentConfig {
@@ -98,6 +91,8 @@ export interface AgentConfig {
    * file, or `npm:`/`jsr:` specifiers. @default {[]}
    */
   readonly plugins: readonly string[];
+  /** Tools hidden from the model: `allow`/`deny` tool-name globs (`ctx.tools.restrict`). @default {{}} */
+  readonly tools: ToolFilter;
 }
 
 function lineCol(text: string, offset: number): string {
@@ -137,14 +132,6 @@ function httpUrl(value: string, key: string, fail: Fail): void {
   }
 }
 
-function regex(value: string, key: string, fail: Fail): void {
-  try {
-    new RegExp(value);
-  } catch {
-    fail(`"${key}" is not a valid regular expression: received ${JSON.stringify(value)}`);
-  }
-}
-
 const PLUGIN_SPECIFIER = /^(\.{1,2}\/|\/|file:|npm:|jsr:)/;
 
 function pluginSpecifier(value: string, key: string, fail: Fail): void {
@@ -157,7 +144,7 @@ function pluginSpecifier(value: string, key: string, fail: Fail): void {
   }
 }
 
-const MCP_SERVER_SCHEMA: JsonSchema = {
+const MCP_SERVER_SCHEMA: ConfigSchema = {
   description: "A stdio server (`command`) or an HTTP server (`url`).",
   oneOf: [{
     type: "object",
@@ -191,7 +178,7 @@ function hiddenPath(value: string, key: string, fail: Fail): void {
   }
 }
 
-const ENV_GLOBS: JsonSchema = { type: "array", items: { type: "string", minLength: 1 } };
+const ENV_GLOBS: ConfigSchema = { type: "array", items: { type: "string", minLength: 1 } };
 
 const envPolicy = customField<EnvPolicy>({
   type: "object",
@@ -208,6 +195,51 @@ const envPolicy = customField<EnvPolicy>({
 }, (value, key, fail) => {
   try {
     return checkEnvPolicy(value, key);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+});
+
+const GLOBS: ConfigSchema = { type: "array", items: { type: "string", minLength: 1 } };
+
+const permissionRules = customField<readonly PermissionRule[]>({
+  type: "array",
+  description:
+    "Permission rules; the first matching rule decides. Tool names and argument values are globs (* any run, ? one character).",
+  default: [],
+  items: {
+    type: "object",
+    required: ["tool", "decision"],
+    additionalProperties: false,
+    properties: {
+      tool: { type: "string", minLength: 1, description: "Tool name glob: bash, mcp__*, *." },
+      args: {
+        type: "object",
+        description: "Argument globs by dotted path (command, options.mode); all must match.",
+        additionalProperties: { type: "string" },
+      },
+      decision: { type: "string", enum: DECISIONS, description: "What a match decides." },
+      reason: { type: "string", description: "Shown to the user (ask) or the model (deny)." },
+    },
+  },
+}, (value, key, fail) => {
+  try {
+    return checkPermissionRules(value ?? [], key);
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+});
+
+const toolFilter = customField<ToolFilter>({
+  type: "object",
+  description:
+    "Tools hidden from the model (ctx.tools.restrict): allow keeps only matching names, deny hides matching ones (tool-name globs).",
+  default: {},
+  additionalProperties: false,
+  properties: { allow: GLOBS, deny: GLOBS },
+}, (value, key, fail) => {
+  try {
+    return checkToolFilter(value, key);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -272,22 +304,7 @@ const CONFIG_FIELDS = {
     "native",
     "How tools are presented to the model: native calls, code (only run_code) or both.",
   ),
-  permissions: listField(
-    objectField({
-      tool: textField("*", "Tool name, or * for every tool."),
-      decision: enumField(DECISIONS, "ask", "The decision."),
-      pattern: optional(textField("", "A regular expression tested against the argument `arg`.", {
-        schema: { format: "regex" },
-        check: regex,
-      })),
-      arg: optional(
-        textField("command", "The argument `pattern` is tested against (default: command)."),
-      ),
-      reason: optional(textField("", "The reason shown to the user or the model.")),
-    }, "One permission rule."),
-    "rules",
-    "Permission rules; the first matching rule decides.",
-  ),
+  permissions: permissionRules,
   defaultDecision: enumField(DECISIONS, "allow", "The decision when no rule matches."),
   sandbox: enumField(
     ["auto", ...SANDBOX_MODES],
@@ -308,6 +325,7 @@ const CONFIG_FIELDS = {
   allowRun: stringsField(
     "Extra commands the agent may run (for example MCP servers an editor passes in session/new).",
   ),
+  tools: toolFilter,
   plugins: stringsField(
     "Plugin modules ({ name, inject, apply }) to load, reloaded on save: paths relative to this file, or npm:/jsr: specifiers.",
     { schema: { pattern: PLUGIN_SPECIFIER.source }, check: pluginSpecifier },
@@ -342,7 +360,7 @@ function parseValue(raw: unknown, source: string): AgentConfig {
  * equal(typeof schema.properties.plugins, "object");
  * ```
  */
-export function configJsonSchema(): JsonSchema {
+export function configJsonSchema(): ConfigSchema {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     title: "dsh.jsonc",
@@ -385,8 +403,11 @@ export function parseConfig(text: string, source: string): AgentConfig {
   return parseValue(raw ?? {}, source);
 }
 
+const matchers = new WeakMap<readonly PermissionRule[], PermissionMatcher>();
+
 /**
- * Decides a call from the rules: the first rule whose tool (or `*`) and pattern match wins.
+ * Decides a call from the rules: the first rule whose tool glob and argument globs match wins.
+ * The rules are compiled once per configuration.
  *
  * @param config The configuration.
  * @param name The tool name.
@@ -397,7 +418,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
  * ```ts
  * import { DEFAULT_CONFIG, decide } from "./config.ts";
  * import { equal } from "node:assert/strict";
- * const config = { ...DEFAULT_CONFIG, permissions: [{ tool: "bash", decision: "ask" as const, pattern: "^rm " }] };
+ * const config = { ...DEFAULT_CONFIG, permissions: [{ tool: "bash", decision: "ask" as const, args: { command: "rm *" } }] };
  * equal(decide(config, "bash", { command: "rm -rf x" }).decision, "ask");
  * equal(decide(config, "bash", { command: "ls" }).decision, "allow");
  * ```
@@ -407,21 +428,17 @@ export function decide(
   name: string,
   args: unknown,
 ): { readonly decision: RuleDecision; readonly reason?: string } {
-  for (const rule of config.permissions) {
-    const prefix = rule.tool.endsWith("*") ? rule.tool.slice(0, -1) : undefined;
-    if (rule.tool !== name && !(prefix !== undefined && name.startsWith(prefix))) continue;
-    if (rule.pattern !== undefined) {
-      const value = typeof args === "object" && args !== null
-        ? (args as Record<string, unknown>)[rule.arg ?? "command"]
-        : undefined;
-      if (typeof value !== "string" || !new RegExp(rule.pattern).test(value)) continue;
-    }
-    return {
-      decision: rule.decision,
-      ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
-    };
+  let match = matchers.get(config.permissions);
+  if (match === undefined) {
+    match = compilePermissionRules(config.permissions);
+    matchers.set(config.permissions, match);
   }
-  return { decision: config.defaultDecision };
+  const rule = match(name, args)?.rule;
+  if (rule === undefined) return { decision: config.defaultDecision };
+  return {
+    decision: rule.decision,
+    ...(rule.reason !== undefined ? { reason: rule.reason } : {}),
+  };
 }
 
 /**

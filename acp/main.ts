@@ -267,6 +267,7 @@ export async function main(args: readonly string[]): Promise<number> {
   let reason: StopReason = "stdin closed";
   try {
     ctx.on("tools/pre-execute", permissionGate(config, safety));
+    ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
     const loaded = config;
     const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>

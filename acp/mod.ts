@@ -73,7 +73,7 @@ export type {
 export { AGENT_ENV_VARS, envFlag, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";
 export { configJsonSchema } from "./config.ts";
-export type { JsonSchema } from "./config.ts";
+export type { ConfigSchema } from "./config.ts";
 export {
   checkPluginPermissions,
   mergePluginPermissions,
@@ -89,3 +89,70 @@ export { main, parseAgentArgs, usesDeepSeek } from "./main.ts";
 export type { AgentArgs } from "./main.ts";
 export { agentCommand } from "./launch.ts";
 export type { AgentCommand } from "./launch.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { MockAdapter, MockEntry } from "../agent/mock_adapter.ts";
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  AssistantReasoningBlock,
+  AssistantTextBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelMessage,
+  ModelRequest,
+  RetryNotice,
+  StreamChunk,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "../agent/model.ts";
+export type { Context, Listener } from "../core/context.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger, LogLevel } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from "../mcp/config.ts";
+export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolsContext } from "../registry/tools_plugin.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalService,
+  ExecuteRequest,
+  Guard,
+  ToolErrorCode,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+  ToolSchema,
+} from "../registry/types.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";
+
+export type { EnvInherit, EnvPolicy } from "../core/env_policy.ts";
+export type { SandboxLevel, SandboxMode } from "../builtins/sandbox.ts";

@@ -26,8 +26,21 @@ export function checkCreateOptions(
       `Cannot create agent as 'maxParallelToolCalls' must be a positive integer: current value is ${maxParallelToolCalls}`,
     );
   }
-  if (logPath === undefined && logDir === undefined) {
-    throw new TypeError("Cannot create agent: 'logPath' or 'logDir' is required");
+  const { inMemoryLog = false } = options;
+  if (typeof inMemoryLog !== "boolean") {
+    throw new TypeError(
+      `Cannot create agent as 'inMemoryLog' must be a boolean: current value is ${
+        JSON.stringify(inMemoryLog)
+      }`,
+    );
+  }
+  if (inMemoryLog && (logPath !== undefined || logDir !== undefined || resume)) {
+    throw new TypeError(
+      "Cannot create agent: 'inMemoryLog' excludes 'logPath', 'logDir' and 'resume' (an in-memory log has no file)",
+    );
+  }
+  if (logPath === undefined && logDir === undefined && !inMemoryLog) {
+    throw new TypeError("Cannot create agent: 'logPath', 'logDir' or 'inMemoryLog' is required");
   }
   if (!resume && (cwd === undefined || !isAbsolute(cwd))) {
     throw new TypeError(
@@ -46,6 +59,7 @@ export function checkCreateOptions(
   if (resume && logPath === undefined && options.sessionId === undefined) {
     throw new TypeError("Cannot resume agent: 'logPath' or 'sessionId' is required with 'logDir'");
   }
+  if (inMemoryLog) return { path: ":memory:", sessionId };
   const path = logPath ?? `${logDir!.replace(/\/+$/, "")}/${sessionId}.jsonl`;
   return { path, sessionId };
 }

@@ -47,6 +47,11 @@ export interface CreateAgentOptions {
   readonly logPath?: string;
   /** A directory for `<sessionId>.jsonl` (must exist). */
   readonly logDir?: string;
+  /**
+   * Keep the session log in memory instead of a file (tests, throwaway agents): no `logPath` or
+   * `logDir` needed, and nothing to clean up. Not with `resume`. @default {false}
+   */
+  readonly inMemoryLog?: boolean;
   /** Continue the session stored at the log path instead of creating a new one. @default {false} */
   readonly resume?: boolean;
   /** The base system prompt (extended by `agent/system-prompt` listeners). @default {a short persona naming the cwd} */
@@ -324,7 +329,7 @@ export class Agent implements AgentHandle {
  * @param ctx The plugin context (with `ctx.tools`).
  * @param options Adapter, model, log location and limits.
  * @returns The agent.
- * @throws {TypeError} When neither `logPath` nor `logDir` is given, `cwd` is missing or relative, or
+ * @throws {TypeError} When neither `logPath`, `logDir` nor `inMemoryLog` is given, `cwd` is missing or relative, or
  * a `sessionId` used as a file name in `logDir` is not a plain name.
  * @throws {RangeError} When `maxSteps` or `maxParallelToolCalls` is not a positive integer.
  * @throws {Deno.errors.AlreadyExists} When creating and the log exists.
@@ -344,6 +349,10 @@ export class Agent implements AgentHandle {
 export async function createAgent(ctx: AgentContext, options: CreateAgentOptions): Promise<Agent> {
   const { cwd, resume = false, syncEveryEvent = false } = options;
   const { path, sessionId } = checkCreateOptions(options);
+  if (options.inMemoryLog === true) {
+    const log = SessionLog.memory({ id: sessionId, cwd: cwd! });
+    return new Agent(ctx, log, options, { events: [], warnings: [] });
+  }
   if (resume) {
     const { log, loaded } = await SessionLog.open(path, { syncEveryEvent });
     for (const warning of loaded.warnings) {

@@ -38,6 +38,7 @@ export interface OpenSessionLogOptions {
 }
 
 const ENCODER = new TextEncoder();
+const MEMORY_PATH = ":memory:";
 const RESERVED_KEYS = ["seq", "time", "type"] as const;
 
 // Formatting a Date costs microseconds; events appended in the same millisecond share the text.
@@ -70,11 +71,14 @@ function isoNow(): string {
  * ```
  */
 export class SessionLog {
-  /** The file path. */
+  /** The file path (`:memory:` for {@linkcode SessionLog.memory}). */
   readonly path: string;
   /** The header (line 1). */
   readonly header: SessionHeader;
   #file: Deno.FsFile | undefined;
+  /** The lines of an in-memory log (header first); `undefined` for a file log. */
+  #lines: string[] | undefined;
+  #open = true;
   #seq: number;
   #syncEveryEvent: boolean;
   #buffer = new Uint8Array(4096);
@@ -83,7 +87,7 @@ export class SessionLog {
   private constructor(
     path: string,
     header: SessionHeader,
-    file: Deno.FsFile,
+    file: Deno.FsFile | string[],
     seq: number,
     syncEveryEvent: boolean,
     lock: SessionLock,
@@ -91,7 +95,8 @@ export class SessionLog {
     this.path = path;
     this.#lock = lock;
     this.header = header;
-    this.#file = file;
+    if (Array.isArray(file)) this.#lines = file;
+    else this.#file = file;
     this.#seq = seq;
     this.#syncEveryEvent = syncEveryEvent;
   }
@@ -126,6 +131,52 @@ export class SessionLog {
     log.#writeLine(JSON.stringify(header));
     file.syncDataSync();
     return log;
+  }
+
+  /**
+   * Creates a log kept in memory: no file, no directory, nothing to clean up. For tests and
+   * throwaway agents (`createAgent(ctx, { inMemoryLog: true, ... })`); it cannot be resumed.
+   *
+   * @param options Session identity.
+   * @returns The open log; its `path` is `:memory:`.
+   *
+   * @example Usage
+   * ```ts
+   * import { SessionLog } from "./session_log.ts";
+   * import { equal } from "node:assert/strict";
+   * const log = SessionLog.memory({ id: "s", cwd: "/work" });
+   * log.append("turn/start", { turn: 1 });
+   * equal(log.lines().length, 2); // the header and the event
+   * log.close();
+   * ```
+   */
+  static memory(options: CreateSessionLogOptions): SessionLog {
+    const { id, cwd, createdAt = new Date() } = options;
+    const header: SessionHeader = {
+      type: "session",
+      version: 1,
+      id,
+      createdAt: createdAt.toISOString(),
+      cwd,
+    };
+    // One owner by construction: nothing on disk to lock.
+    const lock: SessionLock = { path: MEMORY_PATH, release: () => {} };
+    return new SessionLog(MEMORY_PATH, header, [JSON.stringify(header)], 0, false, lock);
+  }
+
+  /**
+   * The JSONL lines of an in-memory log, header first (a copy).
+   *
+   * @returns The lines.
+   * @throws {TypeError} For a file log (read it with `readSessionLog`).
+   */
+  lines(): readonly string[] {
+    if (this.#lines === undefined) {
+      throw new TypeError(
+        `Cannot list the lines of session log "${this.path}": it is a file log, read it with readSessionLog()`,
+      );
+    }
+    return [...this.#lines];
   }
 
   /**
@@ -169,7 +220,7 @@ export class SessionLog {
 
   /** True after {@linkcode SessionLog.close}. */
   get closed(): boolean {
-    return this.#file === undefined;
+    return !this.#open;
   }
 
   /**
@@ -183,7 +234,7 @@ export class SessionLog {
    * @throws {Error} When the log is closed.
    */
   append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
-    if (this.#file === undefined) {
+    if (!this.#open) {
       throw new Error(`Cannot append "${type}" to session log "${this.path}": the log is closed`);
     }
     for (const key of RESERVED_KEYS) {
@@ -212,7 +263,7 @@ export class SessionLog {
     }
     this.#writeLine(line);
     this.#seq++;
-    if (this.#syncEveryEvent) this.#file.syncDataSync();
+    if (this.#syncEveryEvent) this.#file?.syncDataSync();
     return event;
   }
 
@@ -223,6 +274,7 @@ export class SessionLog {
 
   /** Syncs and closes the file and removes its lock. Idempotent. */
   close(): void {
+    this.#open = false;
     const file = this.#file;
     if (file === undefined) return;
     this.#file = undefined;
@@ -235,6 +287,10 @@ export class SessionLog {
   }
 
   #writeLine(line: string): void {
+    if (this.#lines !== undefined) {
+      this.#lines.push(line);
+      return;
+    }
     // UTF-8 needs at most 3 bytes per UTF-16 unit; the buffer is reused between appends.
     const needed = line.length * 3 + 1;
     if (this.#buffer.length < needed) {

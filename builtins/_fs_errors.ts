@@ -6,6 +6,7 @@
  */
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
+import { permissionHint } from "../core/permission_hint.ts";
 
 /** A file operation, named as its Deno permission. */
 export type FsOperation = "read" | "write";
@@ -23,7 +24,7 @@ export function describeFsError(operation: FsOperation, path: string, error: unk
   if (error instanceof Deno.errors.NotCapable) {
     return new HarnessError(
       "PERMISSION_DENIED",
-      `Cannot ${operation} "${path}": the agent lacks the Deno permission --allow-${operation} for this path`,
+      `Cannot ${operation} "${path}": ${permissionHint(`--allow-${operation}=${path}`)}`,
       options,
     );
   }
@@ -58,7 +59,7 @@ export function describeRunError(program: string, inner: string, error: unknown)
   if (error instanceof Deno.errors.NotCapable) {
     return new HarnessError(
       "PERMISSION_DENIED",
-      `Cannot run ${what}: the agent lacks the Deno permission --allow-run=${program}`,
+      `Cannot run ${what}: ${permissionHint(`--allow-run=${program}`)}`,
       options,
     );
   }

@@ -11,6 +11,7 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
+import { assertRunPermissions } from "../core/permission_hint.ts";
 import type { ToolExecution, ToolResult } from "../tools/definition.ts";
 import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
 import type { ToolRegistry } from "../registry/types.ts";
@@ -314,8 +315,10 @@ export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
 
 /**
  * The plugin that registers `bash`. With a sandboxed level (`"workspace-write"`, the default, or
- * `"read-only"`) it fails
- * with `SANDBOX_UNAVAILABLE` when bubblewrap cannot run, rather than running unconfined. When
+ * `"read-only"`) it fails with `SANDBOX_UNAVAILABLE` when bubblewrap cannot run, rather than
+ * running unconfined. Without an `executor` it first checks that Deno may run every program it
+ * needs (`bash`, `setsid`, `ps`, `kill`, and `bwrap` when sandboxed) and fails with `NotCapable`
+ * naming the whole `--allow-run=…` flag. When
  * `ctx.jobs` is provided, the tool is wrapped by the jobs layer (`run_in_background`).
  *
  * @example Usage
@@ -343,6 +346,19 @@ export const bashPlugin: {
       envPolicy,
       ...rest
     } = config;
+    if (executor === undefined) {
+      // Every program the tool runs, checked at once: a script learns the whole flag in one go
+      // (ps and kill stop process trees when /proc is unreadable, which is without --allow-all).
+      const level = sandbox ?? "workspace-write";
+      const sandboxed = level === "workspace-write" || level === "read-only";
+      assertRunPermissions("load the bash tool", [
+        "bash",
+        "setsid",
+        "ps",
+        "kill",
+        ...(sandboxed ? [bwrap ?? "bwrap"] : []),
+      ]);
+    }
     const chosen = executor ??
       await createExecutor({
         ...(sandbox === undefined ? {} : { sandbox }),

@@ -58,3 +58,47 @@ export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk, RUN_CODE_TOOL_NAME
 export type { SdkTool } from "./sdk.ts";
 export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_runtime.ts";
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { Context, Listener } from "../core/context.ts";
+export type { HarnessError } from "../core/errors.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type { ToolFilter } from "../registry/tool_filter.ts";
+export type {
+  ExecuteRequest,
+  Guard,
+  ToolErrorCode,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+  ToolSchema,
+} from "../registry/types.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";

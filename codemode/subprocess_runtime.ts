@@ -29,6 +29,7 @@ import {
 } from "./runtime.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
+import { permissionHint } from "../core/permission_hint.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -409,7 +410,7 @@ function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
       const why = posix ? " (it applies the sandbox's memory limit)" : "";
       throw new HarnessError(
         "PERMISSION_DENIED",
-        `${what}: the agent lacks the Deno permission --allow-run=${program}${why}`,
+        `${what}: ${permissionHint(`--allow-run=${program}`)}${why}`,
         { cause: error },
       );
     }

@@ -50,6 +50,8 @@ export class Fiber {
   #busy = 0;
   #disposal: Promise<void> | undefined;
   readonly #parentEffect: Disposer | undefined;
+  /** Plugins loaded through this fiber's context (its dependencies for `ready`). */
+  readonly #children = new Set<Fiber>();
 
   /**
    * Internal: fibers are created by {@linkcode Context.plugin} and `new Context()`.
@@ -72,6 +74,7 @@ export class Fiber {
       const effect: Disposer = () => this.dispose();
       this.#parentEffect = effect;
       this.#parent.effects.add(effect);
+      this.#parent.fiber.#children.add(this);
     }
     if (this.inject.length > 0) this.#runtime.services.watch(this);
   }
@@ -97,9 +100,36 @@ export class Fiber {
     return this.#runtime.logger.child(this.name);
   }
 
-  /** Settles when the fiber's latest transition (apply, restart, dispose) has settled; never rejects. */
+  /**
+   * Settles when the fiber's latest transition (apply, restart, dispose) and those of the plugins
+   * it loaded have settled. Rejects with the plugin's error when it failed to apply, or with the
+   * error of a plugin it loaded (a dependency) that failed. A fiber still waiting for an `inject`
+   * service resolves while `pending`.
+   *
+   * @example Usage
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import { rejects } from "node:assert/strict";
+   * const root = new Context({ logSink: () => {} });
+   * const fiber = root.plugin({
+   *   name: "needs-bwrap",
+   *   apply() {
+   *     throw new Error("bwrap is missing");
+   *   },
+   * });
+   * await rejects(fiber.ready, { message: "bwrap is missing" });
+   * await root.fiber.dispose();
+   * ```
+   */
   get ready(): Promise<void> {
-    return this.#busy === 0 ? resolved : this.#queue;
+    const settled = this.#busy === 0 ? resolved : this.#queue;
+    return settled.then(() => this.#checkReady());
+  }
+
+  #checkReady(): void | Promise<void> {
+    if (this.#state === "failed") throw this.#error;
+    if (this.#children.size === 0) return;
+    return Promise.all([...this.#children].map((child) => child.ready)).then(() => {});
   }
 
   /**
@@ -113,6 +143,7 @@ export class Fiber {
     this.#state = "disposed";
     this.#runtime.services.unwatch(this);
     if (this.#parentEffect !== undefined) this.#parent?.effects.delete(this.#parentEffect);
+    if (this.#parent !== undefined) this.#parent.fiber.#children.delete(this);
     // Not queued: an `apply` that never settles must not keep the fiber alive.
     let result: void | Promise<void> = undefined;
     try {

@@ -64,7 +64,8 @@ export async function reloadPlugin<C = undefined>(
   }
   await previous?.dispose();
   const fiber = ctx.plugin(module as Plugin<C>, options.config);
-  await fiber.ready;
+  // A failed apply is reported through the returned fiber's `state` and `error`.
+  await fiber.ready.catch(() => {});
   return fiber;
 }
 

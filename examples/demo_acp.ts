@@ -15,14 +15,16 @@
  *
  * @module
  */
-import { client, type SessionUpdate, type ToolCallContent } from "@agentclientprotocol/sdk";
+import {
+  client,
+  ndJsonStream,
+  type SessionUpdate,
+  type ToolCallContent,
+} from "@agentclientprotocol/sdk";
 import { structuredPatch } from "diff";
 import { join, relative } from "node:path";
-import { spawnAgentProcess } from "../acp/_agent_process.ts";
-import { errorMessage } from "../core/error_message.ts";
-import { parseConfig } from "../acp/config.ts";
-import { permissionFlags } from "../acp/permissions.ts";
-import { deepSeekOptions } from "../acp/_model_endpoint.ts";
+import { agentCommand } from "@dsh/harness/acp";
+import { errorMessage } from "@dsh/harness/core";
 
 const DIM = "\x1b[2m";
 const BOLD = "\x1b[1m";
@@ -58,15 +60,8 @@ const configText = JSON.stringify(
   2,
 );
 await Deno.writeTextFile(join(ws, "dsh.jsonc"), configText);
-const config = parseConfig(configText, "dsh.jsonc");
-const deepSeek = deepSeekOptions(config);
-const flags = permissionFlags(config, {
-  roots: [ws],
-  sessionsDir: sessions,
-  tmpDir: root,
-  useDeepSeek: apiKey !== undefined && apiKey !== "",
-  modelBaseUrl: deepSeek.baseUrl,
-});
+// The agent binary under the permission profile its dsh.jsonc computes (never -A).
+const agentRun = await agentCommand(ws, ["--sessions-dir", sessions, "--log-level", "warn"]);
 
 const out = (line = "") => console.log(line);
 const cards = new Map<string, { title: string; terminal: boolean; content: string }>();
@@ -226,7 +221,9 @@ out(
     DIM,
     `model: ${
       apiKey
-        ? `DeepSeek ${deepSeek.model} (thinking ${deepSeek.thinking}) at ${deepSeek.baseUrl}`
+        ? `DeepSeek ${Deno.env.get("DEEPSEEK_MODEL") ?? "deepseek-flash"} at ${
+          Deno.env.get("DEEPSEEK_BASE_URL") ?? "https://api.deepseek.com"
+        }`
         : "built-in scripted demo (offline; set DEEPSEEK_API_KEY for deepseek-flash)"
     } · workspace: ${ws}`,
   ),
@@ -234,19 +231,21 @@ out(
 out(
   paint(
     DIM,
-    `agent: deno run ${flags.join(" ").replaceAll(root, "$DEMO")} acp/main.ts  (never -A)`,
+    `agent: ${agentRun.command} ${agentRun.args.join(" ").replaceAll(root, "$DEMO")}`,
   ),
 );
 out();
-const agent = spawnAgentProcess(app, {
-  permissions: flags,
-  args: ["--sessions-dir", sessions, "--log-level", "warn"],
+const child = new Deno.Command(agentRun.command, {
+  args: [...agentRun.args],
   cwd: ws,
   env: apiKey ? { DEEPSEEK_API_KEY: apiKey } : {},
-  inheritStderr: true,
-});
+  stdin: "piped",
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
 try {
-  const a = agent.connection.agent;
+  const a = connection.agent;
   const init = await a.request("initialize", {
     protocolVersion: 1,
     clientCapabilities: { _meta: { terminal_output: true } },
@@ -282,6 +281,9 @@ try {
     }
   }
 } finally {
-  await agent.close();
+  connection.close();
+  await connection.closed.catch(() => {});
+  await child.stdin.close().catch(() => {});
+  await child.status;
   if (!Deno.env.get("DSH_DEMO_KEEP")) await Deno.remove(root, { recursive: true }).catch(() => {});
 }

@@ -6,9 +6,7 @@
  *
  * @module
  */
-import type { Context } from "../core/context.ts";
-import type { ToolRegistry } from "../registry/types.ts";
-import { defineTool } from "../tools/define_tool.ts";
+import { type Context, defineTool } from "@dsh/harness";
 
 /** The plugin name. */
 export const name = "echo";
@@ -21,7 +19,7 @@ export const inject: readonly string[] = ["tools"];
  * @param ctx The plugin context.
  */
 export function apply(ctx: Context): void {
-  ctx.get<ToolRegistry>("tools")!.register(defineTool({
+  ctx.tools.register(defineTool({
     name: "echo",
     description: "Repeat the given text back.",
     parameters: { text: { type: "string", required: true, description: "What to repeat" } },

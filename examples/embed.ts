@@ -6,15 +6,15 @@
  *
  * @module
  */
-import { createHarness } from "../registry/mod.ts";
-import { createAgent } from "../agent/mod.ts";
-import { MockAdapter, textResponse, toolCallResponse } from "../testing/mod.ts";
-import { bashPlugin, fsPlugin, readBeforeEditPlugin } from "../builtins/mod.ts";
+import { contentText, createAgent, createHarness } from "@dsh/harness";
+import { eventsOfType, MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/testing";
+import { bashPlugin, fsPlugin, readBeforeEditPlugin } from "@dsh/harness/builtins";
 import * as echo from "./echo.ts";
 
 const workspace = await Deno.makeTempDir({ prefix: "dsh_embed_" });
 const ctx = await createHarness();
 // "workspace-write" runs bash inside bubblewrap; { sandbox: "danger-full-access" } runs it on the host.
+// `ready` rejects with the reason when a plugin cannot apply (no bwrap, a missing permission).
 await ctx.plugin(bashPlugin, { sandbox: "workspace-write", workspace }).ready;
 await ctx.plugin(fsPlugin).ready;
 await ctx.plugin(readBeforeEditPlugin).ready;
@@ -32,14 +32,8 @@ const adapter = new MockAdapter([
 const agent = await createAgent(ctx, { adapter, model: "mock", cwd: workspace, logDir: workspace });
 try {
   const { stopReason } = await agent.prompt("Write hello.txt and show it");
-  for (const event of agent.events) {
-    if (event.type === "tool/result") {
-      const { callId, content } = event as unknown as {
-        callId: string;
-        content: { text?: string }[];
-      };
-      console.log(`${callId}: ${content.map((block) => block.text ?? "").join("")}`);
-    }
+  for (const { callId, content } of eventsOfType(agent.events, "tool/result")) {
+    console.log(`${callId}: ${contentText(content)}`);
   }
   console.log(`stop reason: ${stopReason}; session log: ${agent.logPath}`);
 } finally {

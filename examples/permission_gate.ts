@@ -1,14 +1,16 @@
 /**
- * A permission gate plugin: rules of tool-name glob + argument patterns → allow / ask / deny,
- * applied on `tools/pre-execute`.
+ * A permission gate plugin: rules of tool-name glob + argument globs → allow / ask / deny,
+ * applied on `tools/pre-execute`. The rules are dsh.jsonc's `"permissions"` syntax, matched by
+ * the same compiled matcher (`compilePermissionRules` from `@dsh/harness/registry`).
  *
  * ```ts ignore
- * import * as permissionGate from "./examples/permission_gate.ts";
+ * import * as permissionGate from "./permission_gate.ts";
  * ctx.plugin(permissionGate, {
  *   rules: [
  *     { tool: "bash", args: { command: "rm *" }, decision: "deny", reason: "no rm, ever" },
- *     { tool: "fs_write", decision: "ask" },
- *     { tool: "fs_*", decision: "allow" },
+ *     { tool: "write", decision: "ask" },
+ *     { tool: "read", decision: "allow" },
+ *     { tool: "mcp__*", decision: "ask" },
  *   ],
  * });
  * ```
@@ -19,32 +21,23 @@
  *
  * @module
  */
-import type { Context } from "../core/context.ts";
-import type { JsonValue } from "../core/json.ts";
-import type { PreExecuteDecision, PreExecuteListener } from "../registry/types.ts";
-import type { ToolExecution } from "../tools/definition.ts";
+import {
+  compilePermissionRules,
+  type PermissionRule,
+  type PreExecuteDecision,
+  type PreExecuteListener,
+  type RuleDecision,
+} from "@dsh/harness/registry";
+import type { Context, ToolExecution } from "@dsh/harness";
 
-/** One rule. */
-export interface PermissionRule {
-  /** Tool name glob: `*` matches any run of characters, `?` one character. */
-  readonly tool: string;
-  /**
-   * Argument globs by dotted path (`command`, `options.mode`, `paths.0`). Strings are matched
-   * as they are, other values as their JSON text; a missing argument never matches.
-   */
-  readonly args?: Readonly<Record<string, string>>;
-  /** What a match decides. */
-  readonly decision: "allow" | "ask" | "deny";
-  /** The reason the model (deny) or the user (ask) sees. */
-  readonly reason?: string;
-}
+export type { PermissionRule };
 
 /** The gate's config. */
 export interface PermissionGateConfig {
   /** Rules, first match wins. */
   readonly rules: readonly PermissionRule[];
   /** Decision when no rule matches; `undefined` keeps the current one. @default {undefined} */
-  readonly fallback?: "allow" | "ask" | "deny";
+  readonly fallback?: RuleDecision;
 }
 
 /**
@@ -82,7 +75,7 @@ const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;
  * @example Usage
  * ```ts
  * import * as permissionGate from "./permission_gate.ts";
- * import { createHarness } from "../registry/mod.ts";
+ * import { createHarness } from "@dsh/harness";
  * import { equal } from "node:assert/strict";
  * const ctx = await createHarness();
  * ctx.plugin(permissionGate, { rules: [{ tool: "*", decision: "deny", reason: "read-only session" }] });
@@ -113,108 +106,35 @@ export function apply(ctx: Context, config: PermissionGateConfig): void {
  * ```
  */
 export function createPermissionGate(config: PermissionGateConfig): PreExecuteListener {
-  const rules = compile(config);
-  const fallback = config.fallback;
+  const { rules, fallback } = config ?? {};
+  if (fallback !== undefined && !(fallback in SEVERITY)) {
+    throw new TypeError(
+      `Cannot create a permission gate: fallback is ${
+        JSON.stringify(fallback)
+      }, expected "allow", "ask" or "deny"`,
+    );
+  }
+  let match: ReturnType<typeof compilePermissionRules>;
+  try {
+    match = compilePermissionRules(rules);
+  } catch (error) {
+    throw new TypeError(`Cannot create a permission gate: ${(error as Error).message}`);
+  }
   return function permissionGate(
     current: PreExecuteDecision,
     exec: ToolExecution,
   ): PreExecuteDecision | undefined {
-    const index = rules.findIndex((rule) => rule.matches(exec));
-    const rule = config.rules[index];
-    const kind = rule?.decision ?? fallback;
+    const found = match(exec.name, exec.arguments);
+    const kind = found?.rule.decision ?? fallback;
     if (kind === undefined || SEVERITY[kind] <= SEVERITY[current.kind]) return undefined;
     if (kind === "allow") return { kind: "allow" };
-    const reason = rule?.reason ??
-      (rule === undefined
-        ? `tool "${exec.name}" ${
-          kind === "ask" ? "needs approval" : "is denied"
-        } (no permission rule allows it)`
-        : `tool "${exec.name}" ${
-          kind === "ask" ? "needs approval" : "is denied"
-        } by permission rule ${index + 1} (${JSON.stringify(rule.tool)})`);
+    const verb = kind === "ask" ? "needs approval" : "is denied";
+    const reason = found?.rule.reason ??
+      (found === undefined
+        ? `tool "${exec.name}" ${verb} (no permission rule allows it)`
+        : `tool "${exec.name}" ${verb} by permission rule ${found.index + 1} (${
+          JSON.stringify(found.rule.tool)
+        })`);
     return kind === "ask" ? { kind: "ask", reason } : { kind: "deny", reason };
   };
-}
-
-/**
- * Whether `text` matches `glob` (`*` any run, `?` one character, everything else literal).
- *
- * @param glob The pattern.
- * @param text The text.
- * @returns `true` on a full match.
- *
- * @example Usage
- * ```ts
- * import { matchGlob } from "./permission_gate.ts";
- * import { equal } from "node:assert/strict";
- * equal(matchGlob("fs_*", "fs_read"), true);
- * equal(matchGlob("fs_?", "fs_read"), false);
- * ```
- */
-export function matchGlob(glob: string, text: string): boolean {
-  return globToRegExp(glob).test(text);
-}
-
-function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^]*").replace(
-    /\?/g,
-    "[^]",
-  );
-  return new RegExp(`^${source}$`);
-}
-
-function compile(config: PermissionGateConfig): { matches(exec: ToolExecution): boolean }[] {
-  if (!Array.isArray(config?.rules)) {
-    throw new TypeError(
-      `Cannot create a permission gate: rules must be an array, received ${typeof config?.rules}`,
-    );
-  }
-  if (config.fallback !== undefined && !(config.fallback in SEVERITY)) {
-    throw new TypeError(
-      `Cannot create a permission gate: fallback is ${
-        JSON.stringify(config.fallback)
-      }, expected "allow", "ask" or "deny"`,
-    );
-  }
-  return config.rules.map((rule, i) => {
-    if (typeof rule?.tool !== "string" || !(rule.decision in SEVERITY)) {
-      throw new TypeError(
-        `Cannot create a permission gate: rule ${
-          i + 1
-        } must have a string tool glob and a decision of "allow", "ask" or "deny", received ${
-          JSON.stringify(rule)
-        }`,
-      );
-    }
-    const tool = globToRegExp(rule.tool);
-    const args = Object.entries(rule.args ?? {}).map(([path, glob]) => {
-      if (typeof glob !== "string") {
-        throw new TypeError(
-          `Cannot create a permission gate: rule ${i + 1} argument "${path}" must be a glob string`,
-        );
-      }
-      return { path: path.split("."), pattern: globToRegExp(glob) };
-    });
-    return {
-      matches(exec: ToolExecution): boolean {
-        if (!tool.test(exec.name)) return false;
-        return args.every(({ path, pattern }) => {
-          const value = lookup(exec.arguments, path);
-          if (value === undefined) return false;
-          return pattern.test(typeof value === "string" ? value : JSON.stringify(value));
-        });
-      },
-    };
-  });
-}
-
-function lookup(value: JsonValue, path: readonly string[]): JsonValue | undefined {
-  let current: JsonValue | undefined = value;
-  for (const key of path) {
-    if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) {
-      return undefined;
-    }
-    current = (current as Readonly<Record<string, JsonValue>>)[key];
-  }
-  return current;
 }

@@ -49,3 +49,42 @@ export { jobsPlugin } from "./jobs_plugin.ts";
 export type { JobsPluginConfig } from "./jobs_plugin.ts";
 export { killAllTrees, ownsPidNamespace, probeContainment } from "./process_containment.ts";
 export type { Containment, ContainmentKind } from "./process_containment.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { Context, Listener } from "../core/context.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type {
+  PostExecuteDecision,
+  PostExecuteListener,
+  ToolErrorCode,
+  ToolOutcome,
+} from "../registry/types.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";

@@ -12,6 +12,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../core/error_message.ts";
+import { permissionHint } from "../core/permission_hint.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { McpServerConfig } from "./config.ts";
@@ -319,7 +320,7 @@ function connectError(
     if (error instanceof Deno.errors.NotCapable) {
       return new HarnessError(
         "PERMISSION_DENIED",
-        `${where}: the agent lacks the Deno permission --allow-run=${config.command}`,
+        `${where}: ${permissionHint(`--allow-run=${config.command}`)}`,
         { cause: error },
       );
     }

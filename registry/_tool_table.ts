@@ -14,6 +14,11 @@ export interface Entry {
   readonly schema: ToolSchema;
 }
 
+interface Mask {
+  readonly visible: (name: string) => boolean;
+  readonly scope: string | undefined;
+}
+
 interface View {
   readonly entries: readonly Entry[];
   readonly list: readonly AnyToolDefinition[];
@@ -29,6 +34,8 @@ export class ToolTable {
   readonly #scoped = new Map<string, Map<string, Entry>>();
   /** Visible entries sorted by name, per scope (`undefined` = global only); cleared on change. */
   readonly #views = new Map<string | undefined, View>();
+  /** Masks on global tools (`ctx.tools.restrict`): for every view, or for one scope's. */
+  #masks: readonly Mask[] = [];
 
   /** @param codeRunnerName The tool listed in `"code"` mode (passed in to keep imports one-way). */
   constructor(codeRunnerName: string) {
@@ -63,10 +70,36 @@ export class ToolTable {
     };
   }
 
+  /**
+   * Adds a mask hiding global tools (in `scope`'s view, or in every view) and returns its remover.
+   * The code runner is never hidden.
+   */
+  mask(visible: (name: string) => boolean, scope: string | undefined): () => void {
+    const mask: Mask = { visible, scope };
+    this.#masks = [...this.#masks, mask];
+    this.#views.clear();
+    return () => {
+      this.#masks = this.#masks.filter((m) => m !== mask);
+      this.#views.clear();
+    };
+  }
+
   /** The entry `name` resolves to in `scope`: the scoped layer first, then the global one. */
   resolve(name: string, scope: string | undefined): Entry | undefined {
-    return (scope === undefined ? undefined : this.#scoped.get(scope)?.get(name)) ??
-      this.#tools.get(name);
+    const scoped = scope === undefined ? undefined : this.#scoped.get(scope)?.get(name);
+    if (scoped !== undefined) return scoped;
+    const entry = this.#tools.get(name);
+    return entry !== undefined && this.#masks.length > 0 && this.#hidden(name, scope)
+      ? undefined
+      : entry;
+  }
+
+  /** Whether a mask hides the global tool `name` from `scope`'s view. */
+  #hidden(name: string, scope: string | undefined): boolean {
+    if (name === this.#codeRunnerName) return false;
+    return this.#masks.some((m) =>
+      (m.scope === undefined || m.scope === scope) && !m.visible(name)
+    );
   }
 
   /** The visible definitions of `scope`, sorted by name. */
@@ -100,10 +133,16 @@ export class ToolTable {
   /** The cached, sorted view of `scope` (a scope without registrations shares the global view). */
   #view(scope: string | undefined): View {
     const layer = scope === undefined ? undefined : this.#scoped.get(scope);
-    const key = layer === undefined ? undefined : scope;
+    const masked = scope !== undefined && this.#masks.some((m) => m.scope === scope);
+    const key = layer === undefined && !masked ? undefined : scope;
     let view = this.#views.get(key);
     if (view === undefined) {
       const visible = new Map(this.#tools);
+      if (this.#masks.length > 0) {
+        for (const name of this.#tools.keys()) {
+          if (this.#hidden(name, key)) visible.delete(name);
+        }
+      }
       for (const [name, entry] of layer ?? []) visible.set(name, entry);
       const entries = Object.freeze(
         [...visible.values()].sort((a, b) => compare(a.definition.name, b.definition.name)),

@@ -23,6 +23,20 @@
 export { checkRegistryOptions, CODE_RUNNER_NAME, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { createHarness, toolsPlugin } from "./tools_plugin.ts";
+export {
+  checkPermissionRules,
+  compilePermissionRules,
+  globToRegExp,
+  matchGlob,
+} from "./permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
+export type { ToolFilter } from "./tool_filter.ts";
+export type {
+  PermissionMatcher,
+  PermissionRule,
+  RuleDecision,
+  RuleMatch,
+} from "./permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
 export type {
   ApprovalOutcome,
@@ -42,3 +56,36 @@ export type {
   ToolRegistry,
   ToolSchema,
 } from "./types.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { Context, ContextOptions, Listener } from "../core/context.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger, LogLevel, LogRecord, LogSink } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";

@@ -25,6 +25,7 @@ import {
 import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
 import type { ExecuteRequest, Guard, ToolOutcome, ToolRegistry } from "./types.ts";
+import { compileToolFilter, type ToolFilter } from "./tool_filter.ts";
 
 /** The slice of `ctx.jobs` the registry uses for `background: true` definitions. */
 interface BackgroundWrapper {
@@ -135,6 +136,8 @@ class ToolRegistryService {
       list: (options) => this.#table.list(options?.scope),
       schemas: (options) => this.#table.schemas(options?.mode ?? "native", options?.scope),
       guard: (guard) => this.#guard(caller, guard),
+      restrict: (filter, options) =>
+        this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
       execute: (request) => this.#execute(request, caller),
       isConcurrencySafe: (name, args, options) =>
         this.#isConcurrencySafe(name, args, options?.scope),
@@ -194,6 +197,19 @@ class ToolRegistryService {
       this.#guards = [...this.#guards, guard];
       return () => {
         this.#guards = this.#guards.filter((g) => g !== guard);
+      };
+    });
+    return () => void dispose();
+  }
+
+  #restrict(caller: Context, filter: ToolFilter, scope: string | undefined): () => void {
+    const visible = compileToolFilter(filter, "filter");
+    const dispose = caller.effect(() => {
+      const remove = this.#table.mask(visible, scope);
+      this.#ctx.emit("tools/changed");
+      return () => {
+        remove();
+        this.#ctx.emit("tools/changed");
       };
     });
     return () => void dispose();

@@ -84,10 +84,11 @@ export async function createHarness(options: CreateHarnessOptions = {}): Promise
     ...(defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs }),
     ...(abortGraceMs === undefined ? {} : { abortGraceMs }),
   });
-  await fiber.ready;
-  if (fiber.state === "failed") {
+  try {
+    await fiber.ready;
+  } catch (error) {
     await root.fiber.dispose();
-    throw fiber.error;
+    throw error;
   }
   return root as ToolsContext;
 }

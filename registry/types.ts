@@ -15,6 +15,7 @@ import type {
   JsonSchema,
   ToolExecution,
 } from "../tools/definition.ts";
+import type { ToolFilter } from "./tool_filter.ts";
 
 /** Error codes a result may carry. */
 export type ToolErrorCode =
@@ -171,6 +172,15 @@ export interface ToolRegistry {
   ): readonly ToolSchema[];
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;
+  /**
+   * Hides global tools from the model (contracts.md §1): `allow` keeps only names matching one of
+   * its globs, `deny` removes matching names. With `scope` (a session id) only that agent's view
+   * is masked, otherwise every view. Masks stack, so each only narrows; tools registered for the
+   * scope itself and the reserved `run_code` are never hidden. A hidden tool is absent from
+   * `get`/`list`/`schemas` (and so from the Code Mode SDK), and a call to it fails with
+   * `unknown tool`. An effect of the caller's fiber; the returned function lifts the mask.
+   */
+  restrict(filter: ToolFilter, options?: { readonly scope?: string }): () => void;
   /** Runs one call through the whole pipeline (resolved in `request.agent?.sessionId`'s scope); never throws. */
   execute(request: ExecuteRequest): Promise<ToolOutcome>;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */

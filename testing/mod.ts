@@ -1,17 +1,24 @@
 /**
  * Test helpers for tool authors: drive your tools through the real agent loop with a scripted
- * model.
+ * model, pick what happened with typed results, and pin what an editor shows.
  *
  * - {@linkcode MockAdapter}: answers each request with the next script entry (chunk arrays,
  *   functions of the request, `"hang"` / `"hang-slow"` / `{ hangAfter }` until aborted) and
  *   records every request; an exhausted script throws `MockAdapter: script exhausted`.
  * - {@linkcode textResponse}, {@linkcode toolCallResponse}, {@linkcode multiCall},
  *   {@linkcode maxTokensResponse}: ready-made answers.
+ * - {@linkcode eventsOfType} / {@linkcode eventOfType}: session events of one type, typed
+ *   (`SessionEventOf<"tool/result">` has `content`, `isError`, `meta`), without `isEventType`
+ *   narrowing; {@linkcode messagesOfRole}: the messages of a recorded model request by role.
+ * - {@linkcode assertAcpSnapshot}: runs a scenario through the real ACP server in process and
+ *   compares the frames with a stored transcript (`DSH_UPDATE_SNAPSHOTS=1` re-records it).
+ * - No temp dir needed: `createAgent(ctx, { inMemoryLog: true, ... })` keeps the session log in
+ *   memory.
  *
  * @example Usage
  * ```ts
  * import { createAgent, createHarness, defineTool } from "../mod.ts";
- * import { MockAdapter, textResponse, toolCallResponse } from "./mod.ts";
+ * import { eventOfType, messagesOfRole, MockAdapter, textResponse, toolCallResponse } from "./mod.ts";
  * import { deepEqual, equal } from "node:assert/strict";
  *
  * const ctx = await createHarness();
@@ -22,17 +29,14 @@
  *   execute: (args) => [{ type: "text", text: args.text }],
  * }));
  * const adapter = new MockAdapter([toolCallResponse("c1", "echo", { text: "ping" }), textResponse("done")]);
- * const dir = await Deno.makeTempDir();
- * const agent = await createAgent(ctx, { adapter, model: "mock", cwd: dir, logDir: dir });
+ * const agent = await createAgent(ctx, { adapter, model: "mock", cwd: "/", inMemoryLog: true });
  * equal((await agent.prompt("say ping")).stopReason, "end_turn");
- * const call = agent.events.find((event) => event.type === "tool/call");
- * const result = agent.events.find((event) => event.type === "tool/result");
- * equal(call?.arguments, '{"text":"ping"}');
- * deepEqual(result?.content, [{ type: "text", text: "ping" }]);
- * equal(adapter.requests.length, 2); // the second request carries the tool result
+ * equal(eventOfType(agent.events, "tool/call").arguments, '{"text":"ping"}');
+ * deepEqual(eventOfType(agent.events, "tool/result").content, [{ type: "text", text: "ping" }]);
+ * // The second request carries the tool result back to the model.
+ * equal(messagesOfRole(adapter.requests[1]!, "tool")[0]?.callId, "c1");
  * await agent.dispose();
  * await ctx.fiber.dispose();
- * await Deno.remove(dir, { recursive: true });
  * ```
  *
  * @module
@@ -45,3 +49,77 @@ export {
   toolCallResponse,
 } from "../agent/mock_adapter.ts";
 export type { MockEntry, MockToolCall } from "../agent/mock_adapter.ts";
+export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
+export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
+export type { AcpScenario, AcpSnapshotRun, PermissionAnswer } from "./acp_snapshot.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  AssistantReasoningBlock,
+  AssistantTextBlock,
+  FinishReason,
+  ModelAdapter,
+  ModelMessage,
+  ModelRequest,
+  RetryNotice,
+  StreamChunk,
+  ToolCallBlock,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "../agent/model.ts";
+export type {
+  ContextSource,
+  SessionEvent,
+  SessionEventEnvelope,
+  SessionEventMap,
+  SessionEventOf,
+  SessionEventType,
+  StopReason,
+} from "../agent/session_event.ts";
+export type { Context, Listener } from "../core/context.ts";
+export type { Fiber, FiberState } from "../core/fiber.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export type { Logger } from "../core/logger.ts";
+export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
+export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolsContext } from "../registry/tools_plugin.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalService,
+  ExecuteRequest,
+  Guard,
+  ToolErrorCode,
+  ToolMode,
+  ToolOutcome,
+  ToolRegistry,
+  ToolSchema,
+} from "../registry/types.ts";
+export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type {
+  AgentHandle,
+  AnyToolDefinition,
+  ExecuteReturn,
+  InjectOptions,
+  InjectSource,
+  JsonSchema,
+  OutputSink,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "../tools/definition.ts";
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolKind,
+  ToolLocation,
+  ToolResultView,
+} from "../tools/views.ts";

@@ -4,11 +4,26 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
-import type { ExecuteReturn, ToolDefinition, ToolExecution, ToolResult } from "./definition.ts";
+import type {
+  ExecuteReturn,
+  JsonSchema,
+  ToolDefinition,
+  ToolExecution,
+  ToolResult,
+} from "./definition.ts";
 import type { InferArgs } from "./infer.ts";
 import { checkParameters, type ParametersSpec } from "./schema.ts";
 import { ToolArgsError } from "./tool_args_error.ts";
 import { compileValidator } from "./validate.ts";
+import {
+  checkObjectSchema,
+  type InferStandardOutput,
+  isStandardSchema,
+  standardJsonSchema,
+  type StandardSchemaResult,
+  type StandardSchemaV1,
+  standardViolations,
+} from "./standard_schema.ts";
 import type { ToolCallView, ToolResultView } from "./views.ts";
 
 /**
@@ -24,18 +39,39 @@ import type { ToolCallView, ToolResultView } from "./views.ts";
  */
 export const TOOL_NAME_REGEXP: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** What `parameters` may be: a schema DSL map or a Standard Schema (zod 4, valibot, arktype). */
+export type ToolParameters = ParametersSpec | StandardSchemaV1;
+
+/**
+ * The argument type `execute` receives: {@linkcode InferArgs} for a DSL map, the schema's output
+ * type for a Standard Schema.
+ *
+ * @typeParam P The parameters.
+ */
+export type ToolArgs<P extends ToolParameters> = P extends StandardSchemaV1 ? InferStandardOutput<P>
+  : InferArgs<P>;
+
 /**
  * Options of {@linkcode defineTool}.
  *
- * @typeParam P The parameters map.
+ * @typeParam P The parameters: a DSL map or a Standard Schema.
  */
-export interface DefineToolOptions<P extends ParametersSpec> {
+export interface DefineToolOptions<P extends ToolParameters> {
   /** Tool name the model calls; must match {@linkcode TOOL_NAME_REGEXP}. */
   readonly name: string;
   /** What the model sees; must not be empty. */
   readonly description: string;
-  /** The parameters map (`name -> spec`); keys are optional unless `required: true`. */
+  /**
+   * The parameters: a DSL map (`name -> spec`, keys optional unless `required: true`), or a
+   * Standard Schema of an object (a zod 4 `z.object(...)`, valibot or arktype), whose JSON Schema
+   * comes from its Standard JSON Schema converter.
+   */
   readonly parameters: P;
+  /**
+   * The model-facing JSON Schema of a Standard Schema `parameters`, for libraries without the
+   * Standard JSON Schema converter; not allowed with a DSL map. @default {undefined}
+   */
+  readonly jsonSchema?: JsonSchema;
   /**
    * The body. Runs only with arguments that match `parameters`.
    *
@@ -43,14 +79,14 @@ export interface DefineToolOptions<P extends ParametersSpec> {
    * @param exec The execution identity and signal.
    * @returns Content blocks, or `{ content, meta }`.
    */
-  execute(args: InferArgs<P>, exec: ToolExecution): ExecuteReturn | Promise<ExecuteReturn>;
+  execute(args: ToolArgs<P>, exec: ToolExecution): ExecuteReturn | Promise<ExecuteReturn>;
   /**
    * The pending card; pure. Not called when the args do not match. @default {undefined}
    *
    * @param args The arguments.
    * @returns The card, or `undefined` for the generic one.
    */
-  presentCall?(args: InferArgs<P>): ToolCallView | undefined;
+  presentCall?(args: ToolArgs<P>): ToolCallView | undefined;
   /**
    * The completed card; pure. Not called when the args do not match. @default {undefined}
    *
@@ -58,14 +94,14 @@ export interface DefineToolOptions<P extends ParametersSpec> {
    * @param result The result.
    * @returns The card, or `undefined` for the generic one.
    */
-  presentResult?(args: InferArgs<P>, result: ToolResult): ToolResultView | undefined;
+  presentResult?(args: ToolArgs<P>, result: ToolResult): ToolResultView | undefined;
   /**
    * Whether this call may overlap concurrency-safe siblings. @default {undefined} (never)
    *
    * @param args The arguments.
    * @returns `true` to allow overlap.
    */
-  isConcurrencySafe?(args: InferArgs<P>): boolean;
+  isConcurrencySafe?(args: ToolArgs<P>): boolean;
   /** Deadline in milliseconds; positive and finite. @default {undefined} */
   readonly timeoutMs?: number;
   /** Opt in to the jobs layer (`run_in_background`). @default {false} */
@@ -78,9 +114,12 @@ export interface DefineToolOptions<P extends ParametersSpec> {
  *
  * @typeParam P The parameters map.
  */
-export interface DefinedTool<P extends ParametersSpec> extends ToolDefinition<InferArgs<P>> {
-  /** The checked, deep-frozen parameters map the JSON Schema was emitted from. */
-  readonly spec: P;
+export interface DefinedTool<P extends ToolParameters> extends ToolDefinition<ToolArgs<P>> {
+  /**
+   * The checked, deep-frozen parameters map the JSON Schema was emitted from; `undefined` for a
+   * Standard Schema.
+   */
+  readonly spec: P extends StandardSchemaV1 ? undefined : P;
 }
 
 /**
@@ -91,9 +130,14 @@ export interface DefinedTool<P extends ParametersSpec> extends ToolDefinition<In
  * callback throws, so display never throws.
  *
  * @typeParam P The parameters map, inferred with literal types.
+ * With a Standard Schema, `execute` and the presenters receive the schema's parsed output (zod
+ * defaults and transforms applied) and the violations are the schema's issues in the same
+ * message style (`"limit" expected number, received string`).
+ *
  * @param options The tool.
  * @returns The frozen definition.
- * @throws {TypeError} When the name, description or a callback is malformed.
+ * @throws {TypeError} When the name, description or a callback is malformed, or a Standard
+ * Schema has no JSON Schema.
  * @throws {RangeError} When `timeoutMs` is not positive and finite.
  * @throws {SchemaSpecError} When `parameters` has an author mistake.
  *
@@ -118,7 +162,7 @@ export interface DefinedTool<P extends ParametersSpec> extends ToolDefinition<In
  * });
  * ```
  */
-export function defineTool<const P extends ParametersSpec>(
+export function defineTool<const P extends ToolParameters>(
   options: DefineToolOptions<P>,
 ): DefinedTool<P> {
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
@@ -165,46 +209,47 @@ export function defineTool<const P extends ParametersSpec>(
       `${where}: background must be a boolean: current value is ${describeValue(background)}`,
     );
   }
-  const spec = checkParameters(options.parameters);
-  const validate = compileValidator(spec);
-  type Args = InferArgs<P>;
-  const isValid = (args: unknown): args is Args => validate(args).length === 0;
+  type Args = ToolArgs<P>;
+  const { parse, parseSoft, schema, spec } = compileParameters(name, options);
 
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
   } = {
     name,
     description,
-    parameters: validate.schema,
-    spec,
-    execute: function validatedExecute(args: Args, exec: ToolExecution) {
-      const violations = validate(args);
-      if (violations.length > 0) throw new ToolArgsError(violations);
-      return execute.call(options, args, exec);
+    parameters: schema,
+    spec: spec as DefinedTool<P>["spec"],
+    execute: function validatedExecute(args: unknown, exec: ToolExecution) {
+      const parsed = parse(args);
+      if (!isThenable(parsed)) return execute.call(options, parsed as Args, exec);
+      return parsed.then((value) => execute.call(options, value as Args, exec));
     },
   };
   if (presentCall !== undefined) {
-    definition.presentCall = function softPresentCall(args: Args) {
+    definition.presentCall = function softPresentCall(args: unknown) {
       try {
-        return isValid(args) ? presentCall.call(options, args) : undefined;
+        const parsed = parseSoft(args);
+        return parsed === INVALID ? undefined : presentCall.call(options, parsed as Args);
       } catch {
         return undefined;
       }
     };
   }
   if (presentResult !== undefined) {
-    definition.presentResult = function softPresentResult(args: Args, result: ToolResult) {
+    definition.presentResult = function softPresentResult(args: unknown, result: ToolResult) {
       try {
-        return isValid(args) ? presentResult.call(options, args, result) : undefined;
+        const parsed = parseSoft(args);
+        return parsed === INVALID ? undefined : presentResult.call(options, parsed as Args, result);
       } catch {
         return undefined;
       }
     };
   }
   if (isConcurrencySafe !== undefined) {
-    definition.isConcurrencySafe = function softIsConcurrencySafe(args: Args) {
+    definition.isConcurrencySafe = function softIsConcurrencySafe(args: unknown) {
       try {
-        return isValid(args) && isConcurrencySafe.call(options, args) === true;
+        const parsed = parseSoft(args);
+        return parsed !== INVALID && isConcurrencySafe.call(options, parsed as Args) === true;
       } catch {
         return false;
       }
@@ -213,4 +258,69 @@ export function defineTool<const P extends ParametersSpec>(
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs;
   if (background !== undefined) definition.background = background;
   return Object.freeze(definition);
+}
+
+const INVALID: unique symbol = Symbol("invalid");
+
+interface CompiledParameters {
+  /** The model-facing JSON Schema. */
+  readonly schema: JsonSchema;
+  /** The checked DSL map, or `undefined` for a Standard Schema. */
+  readonly spec: ParametersSpec | undefined;
+  /** The arguments `execute` receives; throws (or rejects with) {@linkcode ToolArgsError}. */
+  parse(args: unknown): unknown;
+  /** The arguments presenters receive, or `INVALID` (also for an asynchronous schema). */
+  parseSoft(args: unknown): unknown;
+}
+
+function compileParameters(
+  name: string,
+  options: { readonly parameters: unknown; readonly jsonSchema?: unknown },
+): CompiledParameters {
+  const { parameters, jsonSchema } = options;
+  const where = `Cannot define tool "${name}"`;
+  if (!isStandardSchema(parameters)) {
+    if (jsonSchema !== undefined) {
+      throw new TypeError(
+        `${where}: jsonSchema is only allowed with a Standard Schema: the schema DSL emits its own`,
+      );
+    }
+    const spec = checkParameters(parameters as ParametersSpec);
+    const validate = compileValidator(spec);
+    return {
+      schema: validate.schema,
+      spec,
+      parse(args) {
+        const violations = validate(args);
+        if (violations.length > 0) throw new ToolArgsError(violations);
+        return args;
+      },
+      parseSoft: (args) => validate(args).length === 0 ? args : INVALID,
+    };
+  }
+  const schema = jsonSchema === undefined
+    ? standardJsonSchema(parameters, name)
+    : checkObjectSchema(jsonSchema, where);
+  const validate = parameters["~standard"].validate;
+  function unwrap(result: StandardSchemaResult<unknown>, args: unknown): unknown {
+    if (result.issues) throw new ToolArgsError(standardViolations(result.issues, args));
+    return result.value;
+  }
+  return {
+    schema,
+    spec: undefined,
+    parse(args) {
+      const result = validate(args);
+      return isThenable(result) ? result.then((r) => unwrap(r, args)) : unwrap(result, args);
+    },
+    parseSoft(args) {
+      const result = validate(args);
+      return isThenable(result) || result.issues ? INVALID : result.value;
+    },
+  };
+}
+
+function isThenable<T>(value: unknown): value is Promise<T> {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }

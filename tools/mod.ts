@@ -18,7 +18,22 @@
  * @module
  */
 export { defineTool, TOOL_NAME_REGEXP } from "./define_tool.ts";
-export type { DefinedTool, DefineToolOptions } from "./define_tool.ts";
+export type { DefinedTool, DefineToolOptions, ToolArgs, ToolParameters } from "./define_tool.ts";
+export {
+  checkObjectSchema,
+  isStandardSchema,
+  standardJsonSchema,
+  standardViolations,
+} from "./standard_schema.ts";
+export type {
+  InferStandardOutput,
+  StandardJsonSchemaConverter,
+  StandardJsonSchemaOptions,
+  StandardPathSegment,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaV1,
+} from "./standard_schema.ts";
 export { checkParameters, MAX_SPEC_DEPTH } from "./schema.ts";
 export { SchemaSpecError } from "./schema_spec_error.ts";
 export type {
@@ -80,3 +95,7 @@ export type {
   ToolExecution,
   ToolResult,
 } from "./definition.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { HarnessError } from "../core/errors.ts";
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
+import { normalizeText, scrubVolatile } from "../../testing/_normalize.ts";
 
 /** The MCP "everything" test server (installed by `deno task test` into test_deps/). */
 export const EVERYTHING = new URL(
@@ -72,35 +73,9 @@ export interface ScenarioRun {
   updates: { live: string[]; replay: string[] };
 }
 
-const UUID_REGEXP = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-const VOLATILE_KEYS = new Set(["time", "createdAt", "durationMs", "elapsedMs", "pid"]);
-
-function replaceAll(text: string, from: string, to: string): string {
-  return from === "" ? text : text.split(from).join(to);
-}
-
 /** Replaces volatile values in one JSON text. */
-export function normalizeText(
-  text: string,
-  names: { cwds: string[]; sessionsDir: string; sessionId?: string },
-): string {
-  let out = text;
-  if (names.sessionId) out = replaceAll(out, names.sessionId, "{{sessionId}}");
-  out = out.replace(UUID_REGEXP, "{{uuid}}");
-  out = replaceAll(out, names.sessionsDir, "{{sessionsDir}}");
-  for (const cwd of names.cwds) out = replaceAll(out, cwd, "{{cwd}}");
-  return out;
-}
-
-function scrub(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(scrub);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, VOLATILE_KEYS.has(k) ? `{{${k}}}` : scrub(v)]),
-    );
-  }
-  return value;
-}
+export { normalizeText };
+const scrub = scrubVolatile;
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;

@@ -11,7 +11,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       // model
       "model": { "provider": "demo", "model": "m", },
       "toolMode": "both",
-      "permissions": [{ "tool": "bash", "decision": "ask", "pattern": "^rm ", "reason": "destructive" }],
+      "permissions": [{ "tool": "bash", "decision": "ask", "args": { "command": "rm *" }, "reason": "destructive" }],
       "defaultDecision": "deny",
       "sandbox": "workspace-write",
       "mcpServers": { "everything": { "command": "node", "args": ["x.js", "stdio"], "env": { "A": "1" } } },
@@ -19,6 +19,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       "roots": ["/extra"],
       "allowRun": ["npx"],
       "plugins": ["./tools/word_count.ts", "npm:dsh-plugin@1.0.0", "jsr:@me/tool"],
+      "tools": { "deny": ["mcp__*"] },
     }`,
     "dsh.jsonc",
   );
@@ -30,7 +31,12 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
       thinking: "enabled",
     },
     toolMode: "both",
-    permissions: [{ tool: "bash", decision: "ask", pattern: "^rm ", reason: "destructive" }],
+    permissions: [{
+      tool: "bash",
+      decision: "ask",
+      args: { command: "rm *" },
+      reason: "destructive",
+    }],
     defaultDecision: "deny",
     sandbox: "workspace-write",
     hiddenPaths: [],
@@ -40,6 +46,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     roots: ["/extra"],
     allowRun: ["npx"],
     plugins: ["./tools/word_count.ts", "npm:dsh-plugin@1.0.0", "jsr:@me/tool"],
+    tools: { deny: ["mcp__*"] },
   });
 });
 
@@ -88,8 +95,16 @@ Deno.test("parseConfig() rejects invalid values with the received value", () => 
   );
   rejectsConfig('{"modle": {}}', /unknown key "modle"/);
   rejectsConfig(
-    '{"permissions": [{"tool": "bash", "pattern": "("}]}',
-    '"permissions[0].pattern" is not a valid regular expression: received "("',
+    '{"tools": {"deny": "bash"}}',
+    '"tools.deny" must be an array of tool-name globs: received "bash"',
+  );
+  rejectsConfig(
+    '{"permissions": [{"tool": "bash", "pattern": "^rm ", "decision": "ask"}]}',
+    '"permissions[0].pattern" is not supported: rules match arguments with globs in "args", for example {"tool": "bash", "args": {"command": "rm *"}, "decision": "ask"}',
+  );
+  rejectsConfig(
+    '{"permissions": [{"tool": "bash"}]}',
+    '"permissions[0].decision" must be one of "allow", "ask", "deny": received undefined',
   );
   rejectsConfig(
     '{"mcpServers": {"x": {}}}',
@@ -99,7 +114,7 @@ Deno.test("parseConfig() rejects invalid values with the received value", () => 
 
 Deno.test("decide() applies the first matching rule, then the default", () => {
   const config = parseConfig(
-    '{"permissions": [{"tool": "bash", "decision": "deny", "pattern": "rm", "reason": "no"}, {"tool": "*", "decision": "ask"}], "defaultDecision": "allow"}',
+    '{"permissions": [{"tool": "bash", "decision": "deny", "args": {"command": "rm *"}, "reason": "no"}, {"tool": "*", "decision": "ask"}], "defaultDecision": "allow"}',
     "c",
   );
   deepEqual(decide(config, "bash", { command: "rm x" }), { decision: "deny", reason: "no" });

@@ -149,3 +149,22 @@ Deno.test("SessionLog with syncEveryEvent appends durably", async () => {
   equal(loaded.events.length, 1);
   log.close();
 });
+
+Deno.test("SessionLog.memory() keeps the header and events as lines, without a file", () => {
+  const log = SessionLog.memory({ id: "s", cwd: "/w", createdAt: new Date(0) });
+  equal(log.path, ":memory:");
+  log.append("turn/start", { turn: 1 });
+  const lines = log.lines();
+  equal(lines.length, 2);
+  equal(
+    lines[0],
+    '{"type":"session","version":1,"id":"s","createdAt":"1970-01-01T00:00:00.000Z","cwd":"/w"}',
+  );
+  equal(JSON.parse(lines[1]!).type, "turn/start");
+  log.sync();
+  log.close();
+  equal(log.closed, true);
+  throws(() => log.append("x", {}), {
+    message: 'Cannot append "x" to session log ":memory:": the log is closed',
+  });
+});

@@ -1,4 +1,4 @@
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
@@ -211,7 +211,10 @@ Deno.test("bashPlugin refuses to run unconfined when the sandbox is unavailable"
   const root = await createHarness();
   try {
     const fiber = root.plugin(bashPlugin, { sandbox: "workspace-write", bwrap: "dsh-no-bwrap" });
-    await fiber.ready;
+    await rejects(fiber.ready, {
+      name: "HarnessError",
+      message: /^Cannot create the workspace-write sandbox: /,
+    });
     equal(fiber.state, "failed");
     equal(root.tools.get("bash"), undefined);
   } finally {
@@ -244,4 +247,27 @@ Deno.test("bash runs in the background through the jobs layer", async () => {
   } finally {
     await root.fiber.dispose();
   }
+});
+
+Deno.test({
+  name: "bashPlugin names the whole --allow-run flag when Deno may not run its programs",
+  permissions: { run: ["bash"], read: true, env: true },
+  async fn() {
+    const root = await createHarness({ logSink: () => {} });
+    try {
+      const fiber = root.plugin(bashPlugin, { sandbox: "workspace-write" });
+      await rejects(fiber.ready, {
+        name: "NotCapable",
+        message:
+          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill", "bwrap": Deno denied it: add --allow-run=bash,setsid,ps,kill,bwrap to the deno command',
+      });
+      const off = root.plugin(bashPlugin, { sandbox: "off" });
+      await rejects(off.ready, {
+        message:
+          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill": Deno denied it: add --allow-run=bash,setsid,ps,kill to the deno command',
+      });
+    } finally {
+      await root.fiber.dispose();
+    }
+  },
 });

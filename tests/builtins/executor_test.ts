@@ -173,12 +173,12 @@ Deno.test({
     equal(error.code, "PERMISSION_DENIED");
     equal(
       error.message,
-      'Cannot write "/tmp/dsh_denied.txt": the agent lacks the Deno permission --allow-write for this path',
+      'Cannot write "/tmp/dsh_denied.txt": Deno denied it: add --allow-write=/tmp/dsh_denied.txt to the deno command',
     );
     await rejects(executor.run("true"), {
       name: "HarnessError",
       message:
-        'Cannot run "bash" through "setsid": the agent lacks the Deno permission --allow-run=setsid',
+        'Cannot run "bash" through "setsid": Deno denied it: add --allow-run=setsid to the deno command',
     });
   },
 });

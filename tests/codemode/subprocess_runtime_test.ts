@@ -246,7 +246,7 @@ Deno.test({
       name: "HarnessError",
       code: "PERMISSION_DENIED",
       message:
-        `Cannot start the Code Mode sandbox "${execPath}": the agent lacks the Deno permission --allow-run=sh (it applies the sandbox's memory limit)`,
+        `Cannot start the Code Mode sandbox "${execPath}": Deno denied it: add --allow-run=sh to the deno command (it applies the sandbox's memory limit)`,
     });
   },
 });

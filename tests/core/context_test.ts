@@ -79,8 +79,8 @@ Deno.test("a throwing apply fails only its fiber, with a clear log line", async 
     name: "good",
     apply: (ctx) => void ctx.on("ping", () => seen.push("good")),
   });
-  await badAsync.ready;
-  await bad.ready;
+  await rejects(badAsync.ready, { message: "later" });
+  await rejects(bad.ready, { message: "config missing" });
   equal(bad.state, "failed");
   equal((bad.error as Error).message, "config missing");
   equal(badAsync.state, "failed");
@@ -273,5 +273,30 @@ Deno.test("dispose() does not wait for an apply that never settles", async () =>
   await fiber.ready;
   equal(root.listenerCount("late"), 0);
   equal(logs.filter((r) => r.level === "error").length, 0);
+  await root.fiber.dispose();
+});
+
+Deno.test("Fiber.ready rejects when a plugin it loaded fails to apply, and resolves once disposed", async () => {
+  const root = quietRoot();
+  const parent = root.plugin({
+    name: "parent",
+    apply(ctx) {
+      ctx.plugin({
+        name: "child",
+        async apply() {
+          await Promise.resolve();
+          throw new Error("child broke");
+        },
+      });
+    },
+  });
+  equal(parent.state, "active");
+  await rejects(parent.ready, { message: "child broke" });
+  await rejects(root.fiber.ready, { message: "child broke" });
+  const waiting = root.plugin({ name: "waiting", inject: ["absent"], apply() {} });
+  await waiting.ready;
+  equal(waiting.state, "pending");
+  await parent.dispose();
+  await root.fiber.ready;
   await root.fiber.dispose();
 });

@@ -1,7 +1,7 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import * as permissionGate from "../../examples/permission_gate.ts";
-import { createPermissionGate, matchGlob } from "../../examples/permission_gate.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createPermissionGate } from "../../examples/permission_gate.ts";
+import { createHarness, matchGlob } from "../../registry/mod.ts";
 import type { ApprovalService } from "../../registry/types.ts";
 import { fakeAgent } from "../registry/_harness.ts";
 
@@ -9,7 +9,7 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
   const ctx = await createHarness({ logSink: () => {} });
   try {
     const ran: string[] = [];
-    for (const name of ["bash", "fs_read", "fs_write", "web_fetch"]) {
+    for (const name of ["bash", "read", "write", "web_fetch"]) {
       ctx.tools.register({
         name,
         description: name,
@@ -24,9 +24,9 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
       rules: [
         { tool: "bash", args: { command: "rm *" }, decision: "deny", reason: "no rm" },
         { tool: "bash", args: { command: "git *" }, decision: "allow" },
-        { tool: "fs_write", args: { "options.mode": "7??" }, decision: "deny" },
-        { tool: "fs_write", decision: "ask", reason: "writes need a human" },
-        { tool: "fs_*", decision: "allow" },
+        { tool: "write", args: { "options.mode": "7??" }, decision: "deny" },
+        { tool: "write", decision: "ask", reason: "writes need a human" },
+        { tool: "re?d", decision: "allow" },
       ],
       fallback: "deny",
     });
@@ -50,12 +50,12 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
       ],
       [
         "nested argument path",
-        "fs_write",
+        "write",
         { options: { mode: "755" } },
-        'Error: tool "fs_write" is denied by permission rule 3 ("fs_write")',
+        'Error: tool "write" is denied by permission rule 3 ("write")',
       ],
-      ["ask goes to approval", "fs_write", { path: "a" }, "fs_write ran"],
-      ["glob allow", "fs_read", {}, "fs_read ran"],
+      ["ask goes to approval", "write", { path: "a" }, "write ran"],
+      ["glob allow", "read", {}, "read ran"],
       [
         "unmatched tool",
         "web_fetch",
@@ -74,8 +74,8 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
         equal(outcome.content[0]?.type === "text" ? outcome.content[0].text : "", expected);
       });
     }
-    deepEqual(asked, ["fs_write: writes need a human"]);
-    deepEqual(ran, ["bash", "fs_write", "fs_read"]);
+    deepEqual(asked, ["write: writes need a human"]);
+    deepEqual(ran, ["bash", "write", "read"]);
     await fiber.dispose();
     equal(
       (await ctx.tools.execute({ callId: "after", name: "web_fetch", arguments: {} })).isError,
@@ -103,7 +103,7 @@ Deno.test("createPermissionGate() rejects malformed rules", () => {
   throws(() => createPermissionGate({ rules: [{ tool: "x", decision: "maybe" as "allow" }] }), {
     name: "TypeError",
     message:
-      'Cannot create a permission gate: rule 1 must have a string tool glob and a decision of "allow", "ask" or "deny", received {"tool":"x","decision":"maybe"}',
+      'Cannot create a permission gate: "permissions[0].decision" must be one of "allow", "ask", "deny": received "maybe"',
   });
   throws(() => createPermissionGate({ rules: [], fallback: "nope" as "allow" }), TypeError);
 });
@@ -113,4 +113,22 @@ Deno.test("matchGlob() treats regex characters literally", () => {
   equal(matchGlob("a.b", "axb"), false);
   equal(matchGlob("mcp__*__read", "mcp__fs__read"), true);
   equal(matchGlob("*", "anything\nmultiline"), true);
+});
+
+Deno.test("createPermissionGate() and dsh.jsonc decide the same rules the same way", async () => {
+  const { decide, DEFAULT_CONFIG } = await import("../../acp/config.ts");
+  const rules = [
+    { tool: "bash", args: { command: "git *" }, decision: "allow" as const },
+    { tool: "*", decision: "ask" as const },
+  ];
+  const gate = createPermissionGate({ rules });
+  const config = { ...DEFAULT_CONFIG, permissions: rules };
+  for (const [name, args] of [["bash", { command: "git log" }], ["bash", { command: "rm x" }]]) {
+    const exec = { name, arguments: args } as never;
+    const decision = (await gate({ kind: "allow" }, exec)) ?? { kind: "allow" };
+    equal(
+      decision.kind,
+      decide(config, name as string, args).decision,
+    );
+  }
 });

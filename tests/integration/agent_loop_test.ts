@@ -672,7 +672,7 @@ Deno.test("createAgent() validates its options before touching the disk", async 
     );
     await rejects(
       createAgent(ctx, { adapter: new MockAdapter(), model: "m", cwd: "/w" }),
-      new TypeError("Cannot create agent: 'logPath' or 'logDir' is required"),
+      new TypeError("Cannot create agent: 'logPath', 'logDir' or 'inMemoryLog' is required"),
     );
   } finally {
     await ctx.fiber.dispose();

@@ -169,7 +169,7 @@ Deno.test({
       name: "HarnessError",
       code: "PERMISSION_DENIED",
       message:
-        'Cannot connect to MCP server "everything": the agent lacks the Deno permission --allow-run=node',
+        'Cannot connect to MCP server "everything": Deno denied it: add --allow-run=node to the deno command',
     });
   },
 });
