@@ -224,7 +224,7 @@ Deno.test("parseConfig() rejects unknown nested keys and bad plugin specifiers",
   );
   rejectsConfig(
     '{"permissions": [{"tool": "bash", "decison": "deny"}]}',
-    'unknown key "permissions[0].decison": expected one of tool, decision, pattern, arg, reason',
+    '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"',
   );
   rejectsConfig(
     '{"plugins": ["tools/x.ts"]}',
@@ -249,7 +249,12 @@ Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs"
     {},
     { $schema: "https://jsr.io/@dsh/harness/0.1.0/dsh.schema.json", toolMode: "code" },
     { model: { provider: "deepseek", model: "deepseek-chat", baseUrl: "http://127.0.0.1:9" } },
-    { permissions: [{ tool: "bash", decision: "deny", pattern: "^rm ", arg: "command" }] },
+    { permissions: [{ tool: "bash", decision: "deny", args: { command: "rm *" } }] },
+    { permissions: [{ tool: "mcp__*", decision: "allow", reason: "trusted" }] },
+    { sandbox: "read-only", hiddenPaths: ["~/.secrets", "!~/.docker"] },
+    { env: { inherit: "core", include: ["GH_*"], exclude: ["AWS_*"], set: { CI: "1" } } },
+    { model: { thinking: "disabled", reasoningEffort: "max" } },
+    { tools: { allow: ["read", "bash"], deny: ["mcp__*"] } },
     { mcpServers: { a: { command: "node", args: ["x"] }, b: { url: "https://h/mcp" } } },
     { plugins: ["./a.ts", "../b.ts", "/c.ts", "npm:d", "jsr:@e/f"], roots: ["/x"] },
   ];
@@ -264,6 +269,12 @@ Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs"
     { roots: [1] },
     { mcpServers: { a: {} } },
     { plugins: ["x.ts"] },
+    { permissions: [{ tool: "bash", decision: "deny", pattern: "^rm " }] },
+    { sandbox: "none" },
+    { hiddenPaths: ["relative/path"] },
+    { env: { inherit: "most" } },
+    { model: { thinking: true } },
+    { tools: { hide: ["bash"] } },
   ];
   for (const config of valid) {
     equal(validate(config), true, JSON.stringify([config, validate.errors]));
