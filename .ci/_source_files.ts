@@ -102,22 +102,27 @@ export function lineOf(source: ts.SourceFile, pos: number): number {
 }
 
 /**
- * Parses `--off=a,b` and `--only=a,b` flags against a set of named rules.
+ * Parses `--off=a,b`, `--on=a,b` and `--only=a,b` flags against a set of named rules.
  *
  * @param args The command-line arguments.
  * @param names Every rule name, in report order.
+ * @param offByDefault Rules that run only when `--on=` or `--only=` names them.
  * @returns The enabled rules.
  * @throws {TypeError} On an unknown flag or rule name.
  */
-export function enabledRules(args: readonly string[], names: readonly string[]): Set<string> {
-  const enabled = new Set(names);
+export function enabledRules(
+  args: readonly string[],
+  names: readonly string[],
+  offByDefault: readonly string[] = [],
+): Set<string> {
+  const enabled = new Set(names.filter((name) => !offByDefault.includes(name)));
   for (const arg of args) {
-    const match = /^--(off|only)=(.*)$/.exec(arg);
+    const match = /^--(off|on|only)=(.*)$/.exec(arg);
     if (!match) {
       throw new TypeError(
         `Cannot parse the argument ${
           JSON.stringify(arg)
-        }: expected --off=<rules> or --only=<rules>`,
+        }: expected --off=<rules>, --on=<rules> or --only=<rules>`,
       );
     }
     const listed = match[2]!.split(",").filter((name) => name !== "");
@@ -130,6 +135,8 @@ export function enabledRules(args: readonly string[], names: readonly string[]):
     }
     if (match[1] === "only") {
       enabled.clear();
+      for (const name of listed) enabled.add(name);
+    } else if (match[1] === "on") {
       for (const name of listed) enabled.add(name);
     } else {
       for (const name of listed) enabled.delete(name);

@@ -1,22 +1,27 @@
 /**
  * Checks that imports run one way: core ← tools ← registry ← (jobs, codemode, agent) ←
- * (builtins, mcp, acp), with `testing/` and the top-level `mod.ts` above them all.
+ * (builtins, mcp) ← acp, with `testing/` and the top-level `mod.ts` above them all. `acp/` is the
+ * composition root (the agent binary): it may import builtins and mcp, and read the root data files
+ * in {@linkcode ROOT_DATA_FILES}.
  *
- * Usage: `deno run --allow-read .ci/check_layers.ts [--off=<rules>] [--only=<rules>] [--list]`
+ * Usage: `deno run --allow-read .ci/check_layers.ts [--off=<rules>] [--on=<rules>] [--only=<rules>]
+ * [--list]`
  *
  * Every static import, re-export, `import type`, `import("…")` type, literal dynamic `import()`,
  * `import.meta.resolve("…")` and `new URL("…", import.meta.url)` in product code and `examples/`
- * is checked against these named rules (each can be switched off with `--off=`):
+ * is checked against these named rules (each can be switched off with `--off=`; the rules in
+ * {@linkcode OFF_BY_DEFAULT} run only when `--on=` or `--only=` names them):
  *
  * - `layer-order`: a folder imports a folder of a higher layer.
  * - `sibling-import`: a folder imports another folder of the same layer (jobs ↔ agent ↔ codemode,
- *   builtins ↔ mcp ↔ acp).
+ *   builtins ↔ mcp).
  * - `no-testing`: product code imports `testing/` (only the top-level `mod.ts` may).
  * - `layer-table`: a product folder has no layer in {@linkcode LAYERS}, or product code imports a
  *   non-product file (`tests/`, `bench/`, `examples/`).
  * - `private-file`: a file imports another folder's private (`_`) file.
- * - `mod-door`: a file imports another folder's public file other than its `mod.ts`. The top-level
- *   `mod.ts` is exempt: style.md §1 has it take the embedder API straight from implementation files.
+ * - `mod-door` (off by default): a file imports another folder's public file other than its
+ *   `mod.ts`. The top-level `mod.ts` is exempt: style.md §1 has it take the embedder API straight
+ *   from implementation files.
  * - `examples-public`: an example imports a package file that is not a public entry point.
  * - `examples-specifier`: an example reaches a public entry point by a relative path instead of
  *   `@dsh/harness` / `@dsh/harness/<entry>`.
@@ -49,9 +54,15 @@ export const LAYERS: Readonly<Record<string, number>> = {
   agent: 3,
   builtins: 4,
   mcp: 4,
-  acp: 4,
-  testing: 5,
-  "": 6, // the top-level mod.ts
+  acp: 5, // the composition root: the agent binary
+  testing: 6,
+  "": 7, // the top-level mod.ts
+};
+
+/** Root data files (not modules) and the folders that may read them. */
+export const ROOT_DATA_FILES: Readonly<Record<string, readonly string[]>> = {
+  "deno.json": ["acp"],
+  "dsh.schema.json": ["acp"],
 };
 
 /** Every rule, in report order. */
@@ -66,6 +77,9 @@ export const RULES: readonly string[] = [
   "examples-specifier",
   "sdk-private",
 ];
+
+/** Rules that run only when `--on=` or `--only=` names them. */
+export const OFF_BY_DEFAULT: readonly string[] = ["mod-door"];
 
 /** `._name` reads that are public protocol fields, not SDK internals. */
 const PUBLIC_UNDERSCORE_FIELDS: ReadonlySet<string> = new Set(["_meta"]);
@@ -212,6 +226,7 @@ function checkProductImport(
     out.push({ rule: "layer-table", detail: `product code may not import ${target}` });
     return out;
   }
+  if (to === "" && ROOT_DATA_FILES[target]?.includes(from)) return out;
   const base = posix.basename(target);
   const isRootDoor = from === "" && base === "mod.ts";
   if (to === "testing") {
@@ -315,7 +330,7 @@ async function main(args: readonly string[]): Promise<number> {
     console.log(RULES.join("\n"));
     return 0;
   }
-  const enabled = enabledRules(args, RULES);
+  const enabled = enabledRules(args, RULES, OFF_BY_DEFAULT);
   const pkg = await readPackage();
   const files = await listSourceFiles();
   const violations: Violation[] = [];

@@ -5,8 +5,13 @@
  * @module
  */
 import type { JsonValue } from "../core/json.ts";
-import type { StreamChunk } from "../agent/mod.ts";
-import { MockAdapter, type MockEntry, multiCall, textResponse } from "../testing/mod.ts";
+import {
+  MockAdapter,
+  type MockEntry,
+  multiCall,
+  type StreamChunk,
+  textResponse,
+} from "../agent/mod.ts";
 
 /**
  * One scripted answer in a script file:

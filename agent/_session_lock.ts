@@ -11,7 +11,7 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { processStartTime } from "../jobs/mod.ts";
+import { processStartTime } from "../core/process_table.ts";
 
 interface LockRecord {
   readonly pid: number;

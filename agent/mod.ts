@@ -6,7 +6,8 @@
  * - {@linkcode SessionLog} appends JSONL events; {@linkcode readSessionLog} loads them (a torn
  *   last line becomes a warning); {@linkcode deriveMessages} rebuilds the model conversation.
  * - {@linkcode ModelAdapter} is the provider seam: {@linkcode DeepSeekAdapter} for the
- *   OpenAI-compatible DeepSeek API; the scripted `MockAdapter` lives in `@dsh/harness/testing`.
+ *   OpenAI-compatible DeepSeek API, {@linkcode MockAdapter} for scripted answers (the agent
+ *   binary's `--script`; `@dsh/harness/testing` re-exports it for tests).
  *
  * @example Usage
  * ```ts
@@ -26,6 +27,14 @@ export { Agent, createAgent, SYSTEM_PROMPT_HOOK } from "./agent.ts";
 export type { AgentContext, CreateAgentOptions, PromptOptions, PromptResult } from "./agent.ts";
 export { DEEPSEEK_MODELS, DeepSeekAdapter } from "./deepseek.ts";
 export type { DeepSeekAdapterOptions, ReasoningEffort, ThinkingMode } from "./deepseek.ts";
+export {
+  maxTokensResponse,
+  MockAdapter,
+  multiCall,
+  textResponse,
+  toolCallResponse,
+} from "./mock_adapter.ts";
+export type { MockEntry, MockToolCall } from "./mock_adapter.ts";
 export { ModelRequestError } from "./model_request_error.ts";
 export { deriveMessages } from "./derive_messages.ts";
 export type {

@@ -11,7 +11,14 @@
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
-import { type ProcessRow, startTimeOf, table, tableSync } from "./_process_table.ts";
+import {
+  type ProcessRow,
+  processStartTime,
+  processTable as table,
+  processTableSync as tableSync,
+} from "../core/process_table.ts";
+
+export { processStartTime };
 
 /** An environment entry every process of a tree inherited (`name=value`). */
 export interface ProcessMarker {
@@ -56,26 +63,6 @@ export interface KillProcessTreeResult {
   readonly signal?: "SIGTERM" | "SIGKILL";
   /** Processes still alive at the end (empty means the whole tree is gone). */
   readonly survivors: readonly number[];
-}
-
-/**
- * The start time of a process (on Linux with a readable `/proc`, clock ticks since boot from
- * `/proc/<pid>/stat` field 22; otherwise seconds since the epoch from `ps -o lstart`): with the
- * pid it identifies a process across pid reuse. Values are comparable within one process only.
- *
- * @param pid The process id.
- * @returns The start time, or `undefined` when the process does not exist (read without blocking).
- * @throws {Error} When neither `/proc` nor `ps` is available.
- *
- * @example Usage
- * ```ts
- * import { processStartTime } from "./process_tree.ts";
- * import { equal } from "node:assert/strict";
- * equal(typeof await processStartTime(Deno.pid), "number");
- * ```
- */
-export function processStartTime(pid: number): Promise<number | undefined> {
-  return startTimeOf(pid);
 }
 
 /**

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Plugin, PluginFunction } from "../core/plugin.ts";
 import type { ModelRequest } from "../agent/model.ts";
-import { MockAdapter, type MockEntry } from "../agent/mock_adapter.ts";
+import { MockAdapter, type MockEntry } from "../agent/mod.ts";
 import type { ToolMode } from "../registry/types.ts";
 import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { normalizeText, scrubVolatile } from "./_normalize.ts";

@@ -47,8 +47,8 @@ export {
   multiCall,
   textResponse,
   toolCallResponse,
-} from "../agent/mock_adapter.ts";
-export type { MockEntry, MockToolCall } from "../agent/mock_adapter.ts";
+} from "../agent/mod.ts";
+export type { MockEntry, MockToolCall } from "../agent/mod.ts";
 export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
 export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
 export type { AcpScenario, AcpSnapshotRun, PermissionAnswer } from "./acp_snapshot.ts";

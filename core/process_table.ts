@@ -1,12 +1,20 @@
 /**
- * Private: the process table, read from `/proc` when Deno allows it, otherwise from `ps`.
+ * The process table and process start times, read from `/proc` when Deno allows it, otherwise
+ * from `ps`. Shared by the jobs service (process-tree termination) and the agent's session lock
+ * (pid-reuse detection), so it sits in core.
  *
  * @module
  */
-import { errorMessage } from "../core/error_message.ts";
+import { errorMessage } from "./error_message.ts";
 
-/** An environment entry to look for (`name=value`), as {@linkcode ProcessMarker} in process_tree.ts. */
-type Marker = { readonly name: string; readonly value: string };
+/** An environment entry to look for (`name=value`), as `ProcessMarker` in jobs/process_tree.ts. */
+export interface ProcessTableMarker {
+  /** The variable name. */
+  readonly name: string;
+  /** Its value. */
+  readonly value: string;
+}
+type Marker = ProcessTableMarker;
 
 /** One living (non-zombie) process. */
 export interface ProcessRow {
@@ -166,21 +174,61 @@ async function ps(args: string[]): Promise<Uint8Array> {
 
 // ---- the table ----
 
-export function tableSync(): ProcessRow[] {
+/**
+ * Reads the process table without blocking on a promise (never marks rows).
+ *
+ * @returns Every living, non-zombie process.
+ * @throws {Error} When neither `/proc` nor `ps` is available.
+ *
+ * @example Usage
+ * ```ts
+ * import { processTableSync } from "./process_table.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(processTableSync().some((row) => row.pid === Deno.pid), true);
+ * ```
+ */
+export function processTableSync(): ProcessRow[] {
   return source() === "proc" ? procTableSync() : parsePs(psSync(psArgs(undefined)), undefined);
 }
 
-export function table(marker: Marker | undefined): Promise<ProcessRow[]> {
+/**
+ * Reads the process table, marking the rows whose environment carries `marker`.
+ *
+ * @param marker An environment entry to look for, or `undefined`.
+ * @returns Every living, non-zombie process.
+ * @throws {Error} When neither `/proc` nor `ps` is available.
+ *
+ * @example Usage
+ * ```ts
+ * import { processTable } from "./process_table.ts";
+ * import { equal } from "node:assert/strict";
+ * equal((await processTable(undefined)).some((row) => row.pid === Deno.pid), true);
+ * ```
+ */
+export function processTable(marker: Marker | undefined): Promise<ProcessRow[]> {
   return source() === "proc"
     ? procTable(marker)
     : ps(psArgs(marker)).then((output) => parsePs(output, marker));
 }
 
 /**
- * The start time of `pid` (see processStartTime), or `undefined` when it does not exist.
+ * The start time of a process (on Linux with a readable `/proc`, clock ticks since boot from
+ * `/proc/<pid>/stat` field 22; otherwise seconds since the epoch from `ps -o lstart`): with the
+ * pid it identifies a process across pid reuse. Values are comparable within one process only.
  * Asynchronous so that the `ps` fallback never blocks the event loop on the spawn path.
+ *
+ * @param pid The process id.
+ * @returns The start time, or `undefined` when the process does not exist (read without blocking).
+ * @throws {Error} When neither `/proc` nor `ps` is available.
+ *
+ * @example Usage
+ * ```ts
+ * import { processStartTime } from "./process_table.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(typeof await processStartTime(Deno.pid), "number");
+ * ```
  */
-export async function startTimeOf(pid: number): Promise<number | undefined> {
+export async function processStartTime(pid: number): Promise<number | undefined> {
   if (source() === "proc") {
     try {
       return parseStat(pid, await Deno.readTextFile(`/proc/${pid}/stat`)).startTime;
