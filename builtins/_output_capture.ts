@@ -6,6 +6,7 @@
  */
 
 import { errorMessage } from "../core/error_message.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 /** What a finished capture kept. */
 export interface CaptureSummary {
@@ -116,7 +117,7 @@ export class OutputCapture {
   }
 
   async #startSpill(): Promise<void> {
-    const all = concat(this.#chunks);
+    const all = concatBytes(this.#chunks);
     this.#chunks = [];
     const half = Math.floor(this.#limit / 2);
     this.#head = all.slice(0, half);
@@ -171,7 +172,7 @@ export class OutputCapture {
   #tail(): Uint8Array {
     const ring = this.#ring;
     if (!this.#ringFull) return ring.subarray(0, this.#ringPos);
-    return concat([ring.subarray(this.#ringPos), ring.subarray(0, this.#ringPos)]);
+    return concatBytes([ring.subarray(this.#ringPos), ring.subarray(0, this.#ringPos)]);
   }
 
   /**
@@ -184,7 +185,7 @@ export class OutputCapture {
     if (this.#head === undefined) {
       return {
         totalBytes: this.#total,
-        text: decoder.decode(concat(this.#chunks)),
+        text: decoder.decode(concatBytes(this.#chunks)),
         truncated: false,
         headBytes: 0,
         tailBytes: 0,
@@ -235,17 +236,4 @@ function headCut(bytes: Uint8Array): number {
   if (lead === undefined) return bytes.length;
   const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   return i + need > bytes.length ? i : bytes.length;
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1 && chunks[0]) return chunks[0];
-  let size = 0;
-  for (const chunk of chunks) size += chunk.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

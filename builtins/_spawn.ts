@@ -26,6 +26,7 @@ import {
 } from "../jobs/process_containment.ts";
 import { describeRunError } from "./_fs_errors.ts";
 import type { RunOptions, RunResult } from "./executor.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 /** Size of the reused pipe read buffer. */
 const READ_BUFFER_BYTES = 1 << 18;
@@ -224,7 +225,7 @@ export async function spawnTree(
       if (done) return chunks;
       chunks.push(value);
     }
-  })().then(concat, () => new Uint8Array());
+  })().then((chunks) => concatBytes(chunks), () => new Uint8Array());
   try {
     const final = await status;
     clearTimeout(timer);
@@ -292,14 +293,4 @@ function outcome(status: Deno.CommandStatus, mode: Mode): Pick<RunResult, "exitC
   const name = SIGNALS[status.code - 128];
   if (mode === "namespace" && status.code > 128 && name) return { exitCode: null, signal: name };
   return { exitCode: status.code, signal: null };
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

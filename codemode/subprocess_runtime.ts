@@ -30,6 +30,7 @@ import {
 import { errorMessage } from "../core/error_message.ts";
 import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 import { permissionHint } from "../core/permission_hint.ts";
+import { LineTooLongError, readLines } from "../core/lines.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -54,7 +55,6 @@ const LIMIT_SCRIPT = [
 const NO_STORAGE_DIR = "/dev/null/dsh-no-storage";
 const STDERR_KEEP = 16 * 1024;
 const MAX_ERROR_CHARS = 8000;
-const NEWLINE = 10;
 
 /**
  * The command-line flags of a sandbox process (before the main module).
@@ -339,12 +339,12 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
   run.signal?.addEventListener("abort", onAbort, { once: true });
 
   const stderrTail = readStderr(child.stderr);
-  const stdoutDone = readLines(child.stdout, limits.maxFrameBytes, onFrame, () => {
+  const stdoutDone = readFrames(child.stdout, limits.maxFrameBytes, onFrame, () => {
     fail(
       "output-limit",
       `the sandbox sent a bridge frame larger than ${limits.maxFrameBytes} bytes`,
     );
-  }).catch(() => {});
+  });
 
   send({ t: "run", program: run.program });
   const status = child.status;
@@ -423,6 +423,25 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters]` : text;
 }
 
+/**
+ * Hands each whole line of the sandbox's stdout to `onLine` (a line cut by the sandbox's exit is
+ * no frame); a line over the cap calls `onOversize` and ends the reading.
+ */
+async function readFrames(
+  stream: ReadableStream<Uint8Array>,
+  maxLineBytes: number,
+  onLine: (line: string) => void,
+  onOversize: () => void,
+): Promise<void> {
+  try {
+    for await (const line of readLines(stream, { maxLineBytes, unterminated: "drop" })) {
+      onLine(line);
+    }
+  } catch (error) {
+    if (error instanceof LineTooLongError) onOversize();
+  }
+}
+
 async function readStderr(stream: ReadableStream<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
   let tail = "";
@@ -430,61 +449,4 @@ async function readStderr(stream: ReadableStream<Uint8Array>): Promise<string> {
     tail = (tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
   }
   return tail;
-}
-
-/** Splits a byte stream into lines, enforcing a per-line byte cap. */
-async function readLines(
-  stream: ReadableStream<Uint8Array>,
-  maxLineBytes: number,
-  onLine: (line: string) => void,
-  onOversize: () => void,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let parts: Uint8Array[] = [];
-  let partBytes = 0;
-  let oversize = false;
-  for await (const chunk of stream) {
-    if (oversize) continue;
-    let start = 0;
-    let newline: number;
-    while ((newline = chunk.indexOf(NEWLINE, start)) >= 0) {
-      const piece = chunk.subarray(start, newline);
-      start = newline + 1;
-      if (partBytes + piece.length > maxLineBytes) {
-        oversize = true;
-        onOversize();
-        break;
-      }
-      let line: string;
-      if (parts.length === 0) line = decoder.decode(piece);
-      else {
-        parts.push(piece);
-        line = decoder.decode(concat(parts, partBytes + piece.length));
-        parts = [];
-        partBytes = 0;
-      }
-      onLine(line);
-    }
-    if (oversize) continue;
-    const rest = chunk.subarray(start);
-    if (rest.length > 0) {
-      parts.push(rest.slice());
-      partBytes += rest.length;
-      if (partBytes > maxLineBytes) {
-        oversize = true;
-        parts = [];
-        onOversize();
-      }
-    }
-  }
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -16,6 +16,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import { killProcessTree, processTree } from "../jobs/mod.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 /** Launch parameters (the SDK's `StdioServerParameters` fields this transport honours). */
 export interface StdioLaunch {
@@ -193,9 +194,7 @@ export class DenoStdioTransport implements Transport {
     let tail: Uint8Array = new Uint8Array(0);
     let head: Uint8Array = new Uint8Array(0);
     const keepTail = (bytes: Uint8Array): void => {
-      const joined = new Uint8Array(tail.length + bytes.length);
-      joined.set(tail);
-      joined.set(bytes, tail.length);
+      const joined = concatBytes([tail, bytes]);
       tail = joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
     };
     try {
@@ -210,9 +209,9 @@ export class DenoStdioTransport implements Transport {
           } else if (size + piece.length > this.#limit) {
             dropping = true;
             tail = new Uint8Array(0);
-            head = concat(parts, size).subarray(0, HEAD_BYTES);
+            head = concatBytes(parts, size).subarray(0, HEAD_BYTES);
             if (head.length < HEAD_BYTES) {
-              head = concat([head, piece.subarray(0, HEAD_BYTES - head.length)], -1);
+              head = concatBytes([head, piece.subarray(0, HEAD_BYTES - head.length)]);
             }
             for (const part of parts) keepTail(part);
             keepTail(piece);
@@ -238,7 +237,7 @@ export class DenoStdioTransport implements Transport {
 
   #deliver(parts: readonly Uint8Array[], size: number): void {
     if (size === 0) return;
-    const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+    const bytes = parts.length === 1 ? parts[0]! : concatBytes(parts, size);
     const line = new TextDecoder().decode(bytes).replace(/\r$/, "");
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
@@ -305,15 +304,4 @@ function topLevelId(head: string): string | undefined {
     }
   }
   return undefined;
-}
-
-function concat(parts: readonly Uint8Array[], size: number): Uint8Array {
-  if (size < 0) size = parts.reduce((sum, part) => sum + part.length, 0);
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

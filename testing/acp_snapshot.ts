@@ -7,6 +7,7 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LineSplitter } from "../core/lines.ts";
 import type { Plugin, PluginFunction } from "../core/plugin.ts";
 import type { ModelRequest } from "../agent/model.ts";
 import { MockAdapter, type MockEntry } from "../agent/mod.ts";
@@ -71,17 +72,11 @@ async function readLines(path: string): Promise<string[] | undefined> {
 
 /** Splits a byte stream into lines and hands each to `onLine`, passing the bytes through. */
 function tap(onLine: (line: string) => void): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  let buffer = "";
+  const splitter = new LineSplitter();
   return new TransformStream({
     transform(chunk, controller) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let newline = buffer.indexOf("\n");
-      while (newline !== -1) {
-        const line = buffer.slice(0, newline).trim();
-        buffer = buffer.slice(newline + 1);
-        if (line !== "") onLine(line);
-        newline = buffer.indexOf("\n");
+      for (const line of splitter.push(chunk)) {
+        if (line.trim() !== "") onLine(line.trim());
       }
       controller.enqueue(chunk);
     },
