@@ -1,10 +1,14 @@
 /**
- * The sandbox bootstrap of every Code Mode subprocess, as one self-contained function.
+ * The sandbox bootstrap of every Code Mode subprocess, as a few self-contained functions.
  *
- * The host never runs this module in the sandbox: it sends `sandboxMain.toString()` as the first
- * stdin line to a tiny `data:` main module ({@linkcode SANDBOX_LOADER}), which evaluates it with a
- * neutral `sourceURL`. So `Deno.mainModule`, `import.meta.url` and stack traces name no host
- * file. The function must not reference anything outside itself.
+ * The host never runs this module in the sandbox: it sends the source of every function in
+ * {@linkcode SANDBOX_FUNCTIONS} (each `.toString()`, wrapped in one function that calls
+ * {@linkcode sandboxMain}) as the first stdin line to a tiny `data:` main module
+ * ({@linkcode SANDBOX_LOADER}), which evaluates it with a neutral `sourceURL`. So
+ * `Deno.mainModule`, `import.meta.url` and stack traces name no host file. The functions may
+ * reference each other and globals, nothing else: no constants, and the imports of
+ * `_sandbox_lossless.ts` and `_sandbox_program.ts` only serve the host's type check (their
+ * functions are shipped by name like the ones here).
  *
  * It runs with no permissions. The host then writes one `run` frame; this script hardens the
  * realm (no `caches`/`localStorage`/`sessionStorage`, captured console, rejection handlers),
@@ -17,6 +21,21 @@
  *
  * @module
  */
+
+import {
+  losslessArrayProblem,
+  losslessLeafProblem,
+  losslessObjectProblem,
+  losslessProblem,
+} from "./_sandbox_lossless.ts";
+import {
+  describeError,
+  doneFrame,
+  importProgram,
+  programHeader,
+  syntaxErrorMessage,
+  toBase64,
+} from "./_sandbox_program.ts";
 
 /**
  * The sandbox's main module: reads the first stdin line (the JSON-encoded bootstrap source),
@@ -33,135 +52,104 @@ export const SANDBOX_LOADER: string = "data:application/javascript," + encodeURI
 export const SANDBOX_SOURCE_URL = "dsh-sandbox.js";
 
 /**
- * The bootstrap line the loader evaluates: an expression that yields {@linkcode sandboxMain}.
+ * The bootstrap line the loader evaluates: an expression that yields a function of the loader's
+ * `(rest, decoder, chunk)` which declares {@linkcode SANDBOX_FUNCTIONS} and runs
+ * {@linkcode sandboxMain}.
  *
  * @returns The JavaScript source.
  */
 export function sandboxBootstrapSource(): string {
-  return `(${sandboxMain.toString()})\n//# sourceURL=${SANDBOX_SOURCE_URL}\n`;
+  const declarations = SANDBOX_FUNCTIONS.map((fn) => fn.toString()).join("\n");
+  return `(async (rest, decoder, chunk) => {\n${declarations}\n` +
+    `return await sandboxMain(rest, decoder, chunk);\n})\n//# sourceURL=${SANDBOX_SOURCE_URL}\n`;
+}
+
+/** The sandbox's stdout: JSON-line frames, batched per tick, and the captured console. */
+interface SandboxOutput {
+  send(frame: unknown): void;
+  flush(): void;
+  format(args: unknown[]): string;
+  log(...args: unknown[]): void;
 }
 
 /**
- * The bootstrap. Never called on the host.
+ * The frame writer, holding its own references (the program may replace globals later).
  *
- * @param rest Input read past the bootstrap line.
- * @param decoder The loader's streaming decoder (it may hold a partial character).
- * @param chunk The loader's read buffer.
+ * @param encoder The sandbox's encoder.
+ * @returns The writer.
  */
-export async function sandboxMain(
-  rest: string,
-  decoder: TextDecoder,
-  chunk: Uint8Array,
-): Promise<void> {
-  // Own references first: the program may replace globals later.
-  const encoder = new TextEncoder();
+function sandboxOutput(encoder: TextEncoder): SandboxOutput {
   const stdout = Deno.stdout;
   const jsonStringify = JSON.stringify;
   const inspect = Deno.inspect;
-
-  /** The header joined to the program's first line, so reported lines match the model's source. */
-  const HEADER = "export default async function __dshProgram() {";
-
   let queue: string[] = [];
   let flushScheduled = false;
-
-  function flush(): void {
-    flushScheduled = false;
-    const data = encoder.encode(queue.join(""));
-    queue = [];
-    let offset = 0;
-    while (offset < data.length) offset += stdout.writeSync(data.subarray(offset));
-  }
-
-  /** Frames issued in the same tick go out in one write. */
-  function send(frame: unknown): void {
-    queue.push(jsonStringify(frame) + "\n");
-    if (!flushScheduled) {
-      flushScheduled = true;
-      queueMicrotask(flush);
-    }
-  }
-
-  function format(args: unknown[]): string {
-    return args.map((arg) =>
-      typeof arg === "string"
-        ? arg
-        : inspect(arg, { colors: false, depth: 6, strAbbreviateSize: 10000 })
-    ).join(" ");
-  }
-
-  /** Logs go out at once, so output before a hang or a crash still reaches the host. */
-  function log(...args: unknown[]): void {
-    send({ t: "log", text: format(args) });
-    flush();
-  }
-
-  /** A failed `tools.<name>()` call; the host's error text is the message. */
-  class ToolCallError extends Error {
-    /** The tool that failed. */
-    readonly toolName: string;
-    constructor(toolName: string, message: string) {
-      super(message);
-      this.name = "ToolCallError";
-      this.toolName = toolName;
-    }
-  }
-
-  /** Returns why `value` is not lossless JSON, or `undefined` when it is. Iterative, cycle-aware. */
-  function losslessProblem(value: unknown): string | undefined {
-    const stack: { value: unknown; path: string; exit?: object }[] = [{ value, path: "args" }];
-    const ancestors = new Set<object>();
-    while (stack.length > 0) {
-      const item = stack.pop()!;
-      if (item.exit) {
-        ancestors.delete(item.exit);
-        continue;
+  const output: SandboxOutput = {
+    flush(): void {
+      flushScheduled = false;
+      const data = encoder.encode(queue.join(""));
+      queue = [];
+      let offset = 0;
+      while (offset < data.length) offset += stdout.writeSync(data.subarray(offset));
+    },
+    /** Frames issued in the same tick go out in one write. */
+    send(frame: unknown): void {
+      queue.push(jsonStringify(frame) + "\n");
+      if (!flushScheduled) {
+        flushScheduled = true;
+        queueMicrotask(output.flush);
       }
-      const v = item.value;
-      const path = item.path;
-      if (v === null || typeof v === "string" || typeof v === "boolean") continue;
-      if (typeof v === "number") {
-        if (!Number.isFinite(v)) return `${path} is ${v}, not a finite number`;
-        if (Object.is(v, -0)) return `${path} is -0`;
-        continue;
-      }
-      if (typeof v !== "object") {
-        return `${path} is ${typeof v === "undefined" ? "undefined" : `a ${typeof v}`}`;
-      }
-      if (ancestors.has(v)) return `${path} is a circular reference`;
-      const proto = Object.getPrototypeOf(v);
-      if (Array.isArray(v)) {
-        if (proto !== Array.prototype) return `${path} is an array subclass`;
-        const keys = Object.keys(v);
-        if (keys.length !== v.length || Object.getOwnPropertySymbols(v).length > 0) {
-          return `${path} is a sparse array or has extra properties`;
-        }
-        ancestors.add(v);
-        stack.push({ value: undefined, path, exit: v });
-        for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${path}[${i}]` });
-        continue;
-      }
-      if (proto !== Object.prototype && proto !== null) {
-        return `${path} is a ${proto?.constructor?.name ?? "non-plain"} object, not a plain object`;
-      }
-      if (Object.getOwnPropertySymbols(v).length > 0) return `${path} has symbol keys`;
-      ancestors.add(v);
-      stack.push({ value: undefined, path, exit: v });
-      for (const key of Object.getOwnPropertyNames(v)) {
-        const descriptor = Object.getOwnPropertyDescriptor(v, key)!;
-        if (!descriptor.enumerable) return `${path}.${key} is not enumerable`;
-        stack.push({ value: (v as Record<string, unknown>)[key], path: `${path}.${key}` });
-      }
-    }
-    return undefined;
-  }
+    },
+    format(args: unknown[]): string {
+      return args.map((arg) =>
+        typeof arg === "string"
+          ? arg
+          : inspect(arg, { colors: false, depth: 6, strAbbreviateSize: 10000 })
+      ).join(" ");
+    },
+    /** Logs go out at once, so output before a hang or a crash still reaches the host. */
+    log(...args: unknown[]): void {
+      output.send({ t: "log", text: output.format(args) });
+      output.flush();
+    },
+  };
+  return output;
+}
 
+/** A failed `tools.<name>()` call; the host's error text is the message. */
+class ToolCallError extends Error {
+  /** The tool that failed. */
+  readonly toolName: string;
+  constructor(toolName: string, message: string) {
+    super(message);
+    this.name = "ToolCallError";
+    this.toolName = toolName;
+  }
+}
+
+/** A `result` frame from the host. */
+interface ResultFrame {
+  id?: unknown;
+  ok?: unknown;
+  value?: unknown;
+  message?: unknown;
+  name?: unknown;
+}
+
+/**
+ * The `tools` proxy and the answers to its calls.
+ *
+ * @param send Sends a frame to the host.
+ * @returns The proxy and the handler of `result` frames.
+ */
+function sandboxTools(
+  send: (frame: unknown) => void,
+): { tools: object; onResult(frame: ResultFrame): void } {
   let nextId = 0;
   const pending = new Map<
     number,
     { resolve: (v: string) => void; reject: (e: unknown) => void; site: Error }
   >();
-
   function callTool(name: string, args: unknown): Promise<string> {
     const value = args === undefined ? {} : args;
     const problem = losslessProblem(value);
@@ -180,7 +168,6 @@ export async function sandboxMain(
     send({ t: "call", id, name, args: value });
     return promise;
   }
-
   const tools = new Proxy(Object.create(null), {
     get(_target, name) {
       // Not a thenable, not coercible: only string names are tools.
@@ -188,116 +175,68 @@ export async function sandboxMain(
       return (args?: unknown) => callTool(name, args);
     },
   });
-
-  function onResult(
-    frame: { id?: unknown; ok?: unknown; value?: unknown; message?: unknown; name?: unknown },
-  ) {
+  function onResult(frame: ResultFrame): void {
     const entry = typeof frame.id === "number" ? pending.get(frame.id) : undefined;
     if (entry === undefined) return;
     pending.delete(frame.id as number);
-    if (frame.ok === true) entry.resolve(String(frame.value));
-    else {
-      const error = new ToolCallError(String(frame.name), String(frame.message));
-      const frames = (entry.site.stack ?? "").split("\n").slice(1).join("\n");
-      error.stack = `${error.name}: ${error.message}\n${frames}`;
-      entry.reject(error);
-    }
+    if (frame.ok === true) return entry.resolve(String(frame.value));
+    const error = new ToolCallError(String(frame.name), String(frame.message));
+    const frames = (entry.site.stack ?? "").split("\n").slice(1).join("\n");
+    error.stack = `${error.name}: ${error.message}\n${frames}`;
+    entry.reject(error);
   }
+  return { tools, onResult };
+}
 
-  function describeError(error: unknown): { name: string; message: string; line?: number } {
-    try {
-      if (error instanceof Error) {
-        const frame = /data:application\/(?:typescript|javascript);base64,[^:\s)]*:(\d+):\d+/.exec(
-          error.stack ?? "",
-        );
-        const result: { name: string; message: string; line?: number } = {
-          name: error.name,
-          message: String(error.message),
-        };
-        if (frame) result.line = Number(frame[1]);
-        return result;
-      }
-      return { name: "Error", message: `non-error value thrown: ${format([error])}` };
-    } catch {
-      return { name: "Error", message: "<unprintable thrown value>" };
-    }
-  }
-
-  function finish(outcome: { ok: true; value?: string } | { ok: false; error: object }): void {
-    send({ t: "done", ...outcome });
-    flush();
+/**
+ * Runs the program and reports its outcome in one `done` frame, then exits.
+ *
+ * @param program The program's source.
+ * @param output The frame writer.
+ * @param encoder The sandbox's encoder.
+ * @param stringify `JSON.stringify`, captured before the program could replace it.
+ */
+async function runProgram(
+  program: string,
+  output: SandboxOutput,
+  encoder: TextEncoder,
+  stringify: typeof JSON.stringify,
+): Promise<void> {
+  const finish = (outcome: { ok: true; value?: string } | { ok: false; error: object }) => {
+    output.send({ t: "done", ...outcome });
+    output.flush();
     Deno.exit(0);
+  };
+  let fn: () => Promise<unknown>;
+  try {
+    fn = await importProgram(toBase64(encoder, programHeader() + program + "\n}"));
+  } catch (error) {
+    const described = describeError(error, output.format);
+    return finish({
+      ok: false,
+      error: { name: described.name, message: syntaxErrorMessage(described.message) },
+    });
   }
-
-  async function run(program: string): Promise<void> {
-    const source = toBase64(HEADER + program + "\n}");
-    let fn: () => Promise<unknown>;
-    try {
-      // Plain JavaScript parses much faster than a TypeScript transpile; TypeScript syntax fails
-      // the JavaScript parse and takes the second path, which also reports real syntax errors.
-      try {
-        fn = (await import("data:application/javascript;base64," + source)).default;
-      } catch (error) {
-        if (!(error instanceof SyntaxError || /SyntaxError/.test(String(error)))) throw error;
-        fn = (await import("data:application/typescript;base64," + source)).default;
-      }
-    } catch (error) {
-      // Syntax errors: keep the code frame, hide the wrapper header and the data URL.
-      const described = describeError(error);
-      const where = /data:application\/(?:typescript|javascript);base64,[^:\s)]*:(\d+):(\d+)/.exec(
-        described.message,
-      );
-      let message = described.message.split("\n")[0] ?? "";
-      if (where) {
-        const line = Number(where[1]);
-        const column = Number(where[2]) - (line === 1 ? HEADER.length : 0);
-        message += ` (line ${line}, column ${column})`;
-      }
-      return finish({ ok: false, error: { name: described.name, message } });
-    }
-    let value: unknown;
-    try {
-      value = await fn();
-    } catch (error) {
-      return finish({ ok: false, error: describeError(error) });
-    }
-    if (value === undefined) return finish({ ok: true });
-    let text: string | undefined;
-    try {
-      text = jsonStringify(value);
-    } catch (error) {
-      return finish({
-        ok: false,
-        error: { name: "InvalidOutput", message: describeError(error).message },
-      });
-    }
-    if (text === undefined) {
-      return finish({
-        ok: false,
-        error: {
-          name: "InvalidOutput",
-          message: `the returned ${typeof value} is not JSON-serializable`,
-        },
-      });
-    }
-    finish({ ok: true, value: text });
+  let value: unknown;
+  try {
+    value = await fn();
+  } catch (error) {
+    return finish({ ok: false, error: describeError(error, output.format) });
   }
+  finish(doneFrame(value, output.format, stringify));
+}
 
-  function toBase64(text: string): string {
-    const bytes = encoder.encode(text);
-    let binary = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) {
-      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    }
-    return btoa(binary);
-  }
-
-  // Harden the realm before the program exists.
+/**
+ * Hardens the realm before the program exists: no storage, a captured console, `tools` and
+ * `ToolCallError` as globals, and uncaught failures logged instead of killing the process.
+ */
+function hardenRealm(output: SandboxOutput, tools: object): void {
   for (const name of ["caches", "localStorage", "sessionStorage"]) {
     try {
       delete (globalThis as Record<string, unknown>)[name];
     } catch { /* non-configurable in some builds: the program can still not reach it by name */ }
   }
+  const log = output.log;
   const captured = {
     log,
     info: log,
@@ -308,49 +247,96 @@ export async function sandboxMain(
     dir: log,
     table: log,
   };
-  Object.defineProperty(globalThis, "console", {
-    value: captured,
-    writable: true,
-    configurable: true,
-  });
-  Object.defineProperty(globalThis, "tools", { value: tools, writable: true, configurable: true });
-  Object.defineProperty(globalThis, "ToolCallError", {
-    value: ToolCallError,
-    writable: true,
-    configurable: true,
-  });
+  const define = (name: string, value: unknown) =>
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+  define("console", captured);
+  define("tools", tools);
+  define("ToolCallError", ToolCallError);
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
-    log(`Unhandled promise rejection: ${format([event.reason])}`);
+    log(`Unhandled promise rejection: ${output.format([event.reason])}`);
   });
   globalThis.addEventListener("error", (event) => {
     event.preventDefault();
-    log(`Uncaught error: ${format([event.error ?? event.message])}`);
+    log(`Uncaught error: ${output.format([event.error ?? event.message])}`);
   });
+}
 
-  // The bridge: line-delimited JSON frames from the host on stdin (plain reads: cheaper to start
-  // than `Deno.stdin.readable`). `rest` may already hold frames.
+/**
+ * Reads line-delimited frames from stdin until it closes (plain reads: cheaper to start than
+ * `Deno.stdin.readable`). `rest` may already hold frames.
+ */
+async function readStdinLines(
+  rest: string,
+  decoder: TextDecoder,
+  chunk: Uint8Array,
+  onLine: (line: string) => void,
+): Promise<void> {
   const stdin = Deno.stdin;
   let buffered = rest;
-  let started = false;
   while (true) {
     let newline: number;
     while ((newline = buffered.indexOf("\n")) >= 0) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
-      let frame: { t?: unknown; program?: unknown };
-      try {
-        frame = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (frame.t === "run" && !started && typeof frame.program === "string") {
-        started = true;
-        run(frame.program);
-      } else if (frame.t === "result") onResult(frame as Parameters<typeof onResult>[0]);
+      onLine(line);
     }
     const count = await stdin.read(chunk);
     if (count === null) break;
     buffered += decoder.decode(chunk.subarray(0, count), { stream: true });
   }
 }
+
+/**
+ * The bootstrap. Never called on the host.
+ *
+ * @param rest Input read past the bootstrap line.
+ * @param decoder The loader's streaming decoder (it may hold a partial character).
+ * @param chunk The loader's read buffer.
+ */
+export async function sandboxMain(
+  rest: string,
+  decoder: TextDecoder,
+  chunk: Uint8Array,
+): Promise<void> {
+  // Own references first: the program may replace globals later.
+  const encoder = new TextEncoder();
+  const stringify = JSON.stringify;
+  const output = sandboxOutput(encoder);
+  const { tools, onResult } = sandboxTools(output.send);
+  hardenRealm(output, tools);
+  let started = false;
+  await readStdinLines(rest, decoder, chunk, (line) => {
+    let frame: { t?: unknown; program?: unknown };
+    try {
+      frame = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (frame.t === "run" && !started && typeof frame.program === "string") {
+      started = true;
+      runProgram(frame.program, output, encoder, stringify);
+    } else if (frame.t === "result") onResult(frame as ResultFrame);
+  });
+}
+
+/** Every function the bootstrap ships, in declaration order (see the module doc). */
+export const SANDBOX_FUNCTIONS: readonly { readonly name: string }[] = [
+  programHeader,
+  sandboxOutput,
+  ToolCallError,
+  losslessArrayProblem,
+  losslessObjectProblem,
+  losslessLeafProblem,
+  losslessProblem,
+  sandboxTools,
+  describeError,
+  toBase64,
+  importProgram,
+  syntaxErrorMessage,
+  doneFrame,
+  runProgram,
+  hardenRealm,
+  readStdinLines,
+  sandboxMain,
+];
