@@ -19,9 +19,7 @@
  */
 import { scrubEnv } from "../core/env_policy.ts";
 import { HarnessError } from "../core/errors.ts";
-import type { JsonValue } from "../core/json.ts";
 import {
-  type CodeRunFailureKind,
   type CodeRunOptions,
   type CodeRunResult,
   type CodeRuntime,
@@ -30,7 +28,7 @@ import {
 import { errorMessage } from "../core/error_message.ts";
 import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 import { permissionHint } from "../core/permission_hint.ts";
-import { LineTooLongError, readLines } from "../core/lines.ts";
+import { SandboxRun } from "./_sandbox_run.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
@@ -53,8 +51,6 @@ const LIMIT_SCRIPT = [
 ].join("\n");
 /** `DENO_DIR` when no private directory could be made: nothing can be created under a file. */
 const NO_STORAGE_DIR = "/dev/null/dsh-no-storage";
-const STDERR_KEEP = 16 * 1024;
-const MAX_ERROR_CHARS = 8000;
 
 /**
  * The command-line flags of a sandbox process (before the main module).
@@ -186,203 +182,19 @@ function isolationEnv(dir: string | undefined): Record<string, string> {
   return { DENO_DIR: home, HOME: home, XDG_CACHE_HOME: home, PATH: "/usr/bin:/bin" };
 }
 
-type Failure = { kind: CodeRunFailureKind; message: string };
-
 async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult> {
   const limits = resolveCodeRunLimits(run.limits);
-  const logs: string[] = [];
   if (run.signal?.aborted) {
     return {
-      logs,
+      logs: [],
       calls: 0,
       error: { kind: "abort", message: "the run was cancelled before it started" },
     };
   }
-  const runAbort = new AbortController();
-  const encoder = new TextEncoder();
-  let outputBytes = 0;
-  let calls = 0;
-  let inFlight = 0;
-  const waiting: (() => void)[] = [];
-  const started = new Set<Promise<void>>();
-  let settled: { value?: JsonValue; error?: Failure } | undefined;
-  const { promise: finished, resolve: finish } = Promise.withResolvers<void>();
-
   const child = spawnSandbox(spawn, limits.heapMb);
-
-  function settle(outcome: { value?: JsonValue; error?: Failure }): void {
-    if (settled) return;
-    settled = outcome;
-    runAbort.abort(new DOMException("the code run settled", "AbortError"));
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
-    finish();
-  }
-  const fail = (kind: CodeRunFailureKind, message: string) => settle({ error: { kind, message } });
-
-  // Host → sandbox writes, batched per tick; a dead child just drops them.
-  const writer = child.stdin.getWriter();
-  // The loader evaluates the first line: the bootstrap source.
-  writer.write(encoder.encode(BOOTSTRAP_LINE)).catch(() => {});
-  let outgoing: string[] = [];
-  function send(frame: unknown): void {
-    if (settled) return;
-    if (outgoing.length === 0) {
-      queueMicrotask(() => {
-        const data = encoder.encode(outgoing.join(""));
-        outgoing = [];
-        writer.write(data).catch(() => {});
-      });
-    }
-    outgoing.push(JSON.stringify(frame) + "\n");
-  }
-
-  function dispatch(id: number, name: string, args: JsonValue, index: number): void {
-    inFlight++;
-    const task = (async () => {
-      try {
-        const value = await run.callTool({ name, args, index, signal: runAbort.signal });
-        send({ t: "result", id, ok: true, value: String(value) });
-      } catch (error) {
-        const message = errorMessage(error);
-        send({ t: "result", id, ok: false, name, message });
-      } finally {
-        inFlight--;
-        waiting.shift()?.();
-      }
-    })();
-    started.add(task);
-    task.finally(() => started.delete(task));
-  }
-
-  function addOutput(text: string): boolean {
-    outputBytes += encoder.encode(text).length;
-    if (outputBytes > limits.maxOutputBytes) {
-      fail(
-        "output-limit",
-        `the program produced more than ${limits.maxOutputBytes} bytes of output`,
-      );
-      return false;
-    }
-    return true;
-  }
-
-  function onFrame(line: string): void {
-    if (settled) return;
-    let frame: Record<string, unknown>;
-    try {
-      frame = JSON.parse(line);
-      if (frame === null || typeof frame !== "object" || Array.isArray(frame)) {
-        throw new TypeError();
-      }
-    } catch {
-      return fail(
-        "invalid-output",
-        `the sandbox wrote a line that is not a bridge frame: ${clip(line, 200)}`,
-      );
-    }
-    switch (frame.t) {
-      case "log": {
-        const text = String(frame.text);
-        if (addOutput(text + "\n")) logs.push(text);
-        return;
-      }
-      case "call": {
-        const { id, name, args } = frame;
-        if (typeof id !== "number" || typeof name !== "string" || args === undefined) {
-          return fail(
-            "invalid-output",
-            `the sandbox sent a malformed call frame: ${clip(line, 200)}`,
-          );
-        }
-        calls++;
-        if (calls > limits.maxCalls) {
-          return fail("call-limit", `the program made more than ${limits.maxCalls} tool calls`);
-        }
-        const index = calls;
-        if (inFlight < limits.maxInFlight) dispatch(id, name, args as JsonValue, index);
-        else waiting.push(() => settled || dispatch(id, name, args as JsonValue, index));
-        return;
-      }
-      case "done":
-        return onDone(frame);
-      default:
-        return fail("invalid-output", `the sandbox sent an unknown frame: ${clip(line, 200)}`);
-    }
-  }
-
-  function onDone(frame: Record<string, unknown>): void {
-    if (frame.ok === true) {
-      if (typeof frame.value !== "string") return settle({});
-      if (!addOutput(frame.value)) return;
-      try {
-        return settle({ value: JSON.parse(frame.value) });
-      } catch {
-        return fail("invalid-output", "the returned value is not valid JSON");
-      }
-    }
-    const error = (frame.error ?? {}) as Record<string, unknown>;
-    const name = typeof error.name === "string" ? error.name : "Error";
-    let message = typeof error.message === "string" ? error.message : "";
-    if (name === "InvalidOutput") return fail("invalid-output", message);
-    if (!(name === "TypeError" && /^SyntaxError: /.test(message))) message = `${name}: ${message}`;
-    if (typeof error.line === "number") message += ` (line ${error.line})`;
-    fail("exception", clip(message, MAX_ERROR_CHARS));
-  }
-
-  const timer = setTimeout(
-    () => fail("timeout", `the program did not finish within ${limits.timeoutMs} ms`),
-    limits.timeoutMs,
+  return await new SandboxRun(run, limits, child, BOOTSTRAP_LINE).result(
+    sandboxMemoryMb(limits.heapMb),
   );
-  const onAbort = () => fail("abort", "the run was cancelled");
-  run.signal?.addEventListener("abort", onAbort, { once: true });
-
-  const stderrTail = readStderr(child.stderr);
-  const stdoutDone = readFrames(child.stdout, limits.maxFrameBytes, onFrame, () => {
-    fail(
-      "output-limit",
-      `the sandbox sent a bridge frame larger than ${limits.maxFrameBytes} bytes`,
-    );
-  });
-
-  send({ t: "run", program: run.program });
-  const status = child.status;
-  // Exit before `done` (crash, OOM, Deno.exit in the program) settles the run too.
-  status.then(async (s) => {
-    await stdoutDone;
-    if (settled) return;
-    const stderr = await stderrTail;
-    if (/Fatal process out of memory|Failed to reserve/i.test(stderr)) {
-      fail(
-        "out-of-memory",
-        `the program exceeded the sandbox's ${sandboxMemoryMb(limits.heapMb)} MB memory limit`,
-      );
-    } else if (/out of memory/i.test(stderr)) {
-      fail("out-of-memory", `the program exceeded the ${limits.heapMb} MB heap limit`);
-    } else {
-      const how = s.signal ? `signal ${s.signal}` : `code ${s.code}`;
-      fail("exit", `the sandbox process exited with ${how} before the program finished`);
-    }
-  });
-
-  await finished;
-  clearTimeout(timer);
-  run.signal?.removeEventListener("abort", onAbort);
-  // Settlement drains the calls in flight; queued ones never start.
-  waiting.length = 0;
-  while (started.size > 0) await Promise.allSettled([...started]);
-  await status;
-  await stdoutDone;
-  await stderrTail;
-  await writer.close().catch(() => {});
-  const result: { value?: JsonValue; logs: string[]; error?: Failure; calls: number } = {
-    logs,
-    calls: Math.min(calls, limits.maxCalls),
-  };
-  if (settled?.error) result.error = settled.error;
-  else if (settled?.value !== undefined) result.value = settled.value;
-  return result;
 }
 
 /** Starts the sandbox process; a missing `--allow-run` becomes an error that names it. */
@@ -417,36 +229,4 @@ function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
     const message = errorMessage(error);
     throw new HarnessError("SPAWN_FAILED", `${what}: ${message}`, { cause: error });
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}… [${text.length - max} more characters]` : text;
-}
-
-/**
- * Hands each whole line of the sandbox's stdout to `onLine` (a line cut by the sandbox's exit is
- * no frame); a line over the cap calls `onOversize` and ends the reading.
- */
-async function readFrames(
-  stream: ReadableStream<Uint8Array>,
-  maxLineBytes: number,
-  onLine: (line: string) => void,
-  onOversize: () => void,
-): Promise<void> {
-  try {
-    for await (const line of readLines(stream, { maxLineBytes, unterminated: "drop" })) {
-      onLine(line);
-    }
-  } catch (error) {
-    if (error instanceof LineTooLongError) onOversize();
-  }
-}
-
-async function readStderr(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let tail = "";
-  for await (const chunk of stream) {
-    tail = (tail + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
-  }
-  return tail;
 }
