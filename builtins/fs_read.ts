@@ -15,16 +15,16 @@ import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
-import { ContentHash, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
+import {
+  READ_MAX_BYTES,
+  READ_MAX_LINE_CHARS,
+  READ_MAX_LINES,
+  READ_SNIFF_BYTES,
+  scanFile,
+  type WindowLine,
+} from "./_read_scan.ts";
 
-/** Most lines per call (also the default `limit`). */
-export const READ_MAX_LINES = 2000;
-/** Most characters shown of one line. */
-export const READ_MAX_LINE_CHARS = 2000;
-/** Most bytes of line text per call. */
-export const READ_MAX_BYTES = 50 * 1024;
-/** Bytes at the start of a file that binary detection looks at. */
-export const READ_SNIFF_BYTES = 8192;
+export { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES, READ_SNIFF_BYTES };
 
 /** The arguments of `read`. */
 export interface ReadArgs {
@@ -133,12 +133,6 @@ export function formatReadWindow(
     chars: text.length,
   }));
   return formatWindowRows(path, window, offset, limit, lines.length);
-}
-
-/** One line of a window: its text (possibly already cut) and its full length in characters. */
-interface WindowLine {
-  readonly text: string;
-  readonly chars: number;
 }
 
 function formatWindowRows(
@@ -320,112 +314,4 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
       return [{ type: "text", text }];
     },
   });
-}
-
-const ENCODER = new TextEncoder();
-
-/** The exact size of a formatted row (as `formatWindowRows` counts it). */
-function rowBytes(n: number, text: string, chars: number): number {
-  const shown = chars > READ_MAX_LINE_CHARS
-    ? `${text.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${chars} characters]`
-    : text;
-  return ENCODER.encode(`${n}: ${shown}`).length + 1;
-}
-
-interface Scan {
-  /** The window's lines (at most `limit`, and little past the 50 KiB cap). */
-  readonly window: WindowLine[];
-  /** Lines in the file. */
-  readonly total: number;
-  /** Bytes read. */
-  readonly size: number;
-  /** The content hash, for files up to HASH_MAX_BYTES. */
-  readonly hash: string | undefined;
-}
-
-/**
- * Streams the file once: sniffs the first bytes for binary content, keeps the requested window
- * (bounded by the line and byte caps), counts every line and hashes the content.
- */
-async function scanFile(
-  executor: Executor,
-  path: string,
-  statSize: number,
-  offset: number,
-  limit: number,
-  signal: AbortSignal,
-): Promise<Scan> {
-  const refuse = () =>
-    new HarnessError(
-      "BINARY_FILE",
-      `Cannot read "${path}": it is a binary file (${statSize} bytes); read returns text only`,
-    );
-  const sniffer = new TextDecoder("utf-8", { fatal: true });
-  const decoder = new TextDecoder("utf-8");
-  const hash = new ContentHash();
-  const window: WindowLine[] = [];
-  const end = offset + limit; // first line past the window
-  let line = 1; // the line the next byte belongs to
-  let current = ""; // kept text of the current window line
-  let chars = 0; // its full length
-  let windowBytes = 0;
-  let full = false; // the byte cap is reached: keep no more text
-  let size = 0;
-  let lastByte = -1;
-  const chunks = readChunks(executor, path);
-  try {
-    for (;;) {
-      signal.throwIfAborted();
-      const { done, value: chunk } = await chunks.next();
-      if (done) break;
-      if (chunk.length === 0) continue;
-      if (size < READ_SNIFF_BYTES) {
-        const head = chunk.subarray(0, READ_SNIFF_BYTES - size);
-        if (head.includes(0)) throw refuse();
-        try {
-          sniffer.decode(head, { stream: true });
-        } catch {
-          throw refuse();
-        }
-      }
-      size += chunk.length;
-      if (size <= HASH_MAX_BYTES) hash.update(chunk);
-      lastByte = chunk[chunk.length - 1]!;
-      let start = 0;
-      while (start < chunk.length) {
-        const newline = chunk.indexOf(10, start);
-        const stop = newline < 0 ? chunk.length : newline;
-        if (line >= offset && line < end && !full) {
-          const piece = decoder.decode(chunk.subarray(start, stop), { stream: true });
-          chars += piece.length;
-          if (current.length <= READ_MAX_LINE_CHARS) {
-            current += piece.slice(0, READ_MAX_LINE_CHARS + 1 - current.length);
-          }
-        }
-        if (newline < 0) break;
-        if (line >= offset && line < end && !full) {
-          const tail = decoder.decode();
-          chars += tail.length;
-          current += tail.slice(0, Math.max(0, READ_MAX_LINE_CHARS + 1 - current.length));
-          window.push({ text: current, chars });
-          // Past the 50 KiB cap the formatter cuts anyway: keep one line beyond it, no more.
-          windowBytes += rowBytes(line, current, chars);
-          if (windowBytes > READ_MAX_BYTES) full = true;
-        }
-        current = "";
-        chars = 0;
-        line++;
-        start = newline + 1;
-      }
-    }
-  } finally {
-    await chunks.return(undefined);
-  }
-  // A last line without a terminator.
-  const total = size === 0 ? 0 : lastByte === 10 ? line - 1 : line;
-  if (lastByte !== 10 && size > 0 && line >= offset && line < end && !full) {
-    const tail = decoder.decode();
-    window.push({ text: current + tail.slice(0, READ_MAX_LINE_CHARS), chars: chars + tail.length });
-  }
-  return { window, total, size, hash: size <= HASH_MAX_BYTES ? hash.digest() : undefined };
 }
