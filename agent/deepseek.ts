@@ -194,16 +194,37 @@ export class DeepSeekAdapter implements ModelAdapter {
    */
   async *stream(request: ModelRequest): AsyncIterable<StreamChunk> {
     const { signal } = request;
-    const {
-      maxRetries = 3,
-      initialRetryDelayMs = 1000,
-      maxRetryDelayMs = 60_000,
-      sleep = delay,
-      fetch: fetchImpl = globalThis.fetch,
-      temperature,
-      reasoningEffort,
-    } = this.#options;
+    const { maxRetries = 3, sleep = delay } = this.#options;
     signal.throwIfAborted();
+    const call = this.#prepare(request);
+    for (let attempt = 0;; attempt++) {
+      const step = await this.#post(call, attempt, signal);
+      if (step.type === "retry") {
+        yield step;
+        await sleep(step.delayMs, signal);
+        continue;
+      }
+      let streamed = false;
+      try {
+        for await (const chunk of readStream(step, signal)) {
+          streamed = true;
+          yield chunk;
+        }
+        return;
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        const retryable = error instanceof ModelRequestError ? error.retryable : true;
+        if (streamed || !retryable || attempt >= maxRetries) throw streamFailure(error);
+        const backoff = this.#backoff(attempt);
+        yield call.notice(backoff, attempt, "DeepSeek stream broke before any output");
+        await sleep(backoff, signal);
+      }
+    }
+  }
+
+  /** The request body, the model, and the retry notices of one `stream` call. */
+  #prepare(request: ModelRequest): PreparedCall {
+    const { maxRetries = 3, temperature, reasoningEffort } = this.#options;
     if (this.#apiKey === undefined || this.#apiKey === "") {
       throw new ModelRequestError(
         "Cannot call DeepSeek: no API key; set DEEPSEEK_API_KEY or pass 'apiKey'",
@@ -216,96 +237,119 @@ export class DeepSeekAdapter implements ModelAdapter {
       reasoningEffort,
       temperature,
     });
-    const url = `${this.baseUrl}/chat/completions`;
     const maxAttempts = maxRetries + 1;
-    const notice = (ms: number, attempt: number, cause: string, status?: number): StreamChunk => ({
-      type: "retry",
-      attempt: attempt + 2,
-      maxAttempts,
-      delayMs: ms,
-      ...(status === undefined ? {} : { status }),
-      message: `${cause}, retrying in ${formatDelay(ms)} (attempt ${
-        attempt + 2
-      } of ${maxAttempts})`,
-    });
-    for (let attempt = 0;; attempt++) {
-      const backoff = Math.min(maxRetryDelayMs, initialRetryDelayMs * 2 ** attempt);
-      let response: Response;
-      try {
-        response = await fetchImpl(url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "text/event-stream",
-            authorization: `Bearer ${this.#apiKey}`,
-          },
-          body,
-          signal,
-        });
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        if (isPermissionError(error)) {
-          // Retrying cannot help: the process's permission profile decides, not the network.
-          throw new ModelRequestError(
-            `DeepSeek request to ${this.baseUrl} is not allowed by Deno's permissions (${
-              errorMessage(error)
-            }): dsh's launcher and compile task allow network access to exactly the host:port of DEEPSEEK_BASE_URL when set, else of model.baseUrl in dsh.jsonc; set the endpoint there (or run with --allow-net=${
-              netHost(this.baseUrl)
-            })`,
-            { cause: error },
-          );
-        }
-        if (attempt < maxRetries) {
-          yield notice(backoff, attempt, `DeepSeek unreachable (network error)`);
-          await sleep(backoff, signal);
-          continue;
-        }
-        throw new ModelRequestError(
-          `DeepSeek request failed after ${attempt + 1} attempts: network error: ${
-            errorMessage(error)
-          }`,
-          { retryable: true, cause: error },
-        );
-      }
-      if (!response.ok) {
-        const { status } = response;
-        const text = await response.text().catch(() => "");
-        const retryable = status === 429 || status >= 500;
-        if (retryable && attempt < maxRetries) {
-          const wait = Math.min(maxRetryDelayMs, retryAfterMs(response.headers) ?? backoff);
-          yield notice(wait, attempt, `DeepSeek busy (HTTP ${status})`, status);
-          await sleep(wait, signal);
-          continue;
-        }
-        const hint = STATUS_HINTS[status];
-        const message = serverMessage(text);
-        throw new ModelRequestError(
-          `DeepSeek request failed with HTTP ${status}${hint ? ` (${hint})` : ""}${
-            retryable ? ` after ${attempt + 1} attempts` : ""
-          }: ${message}${modelHint(status, message, model)}`,
-          { status, retryable },
-        );
-      }
-      let streamed = false;
-      try {
-        for await (const chunk of readStream(response, signal)) {
-          streamed = true;
-          yield chunk;
-        }
-        return;
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        const retryable = error instanceof ModelRequestError ? error.retryable : true;
-        if (streamed || !retryable || attempt >= maxRetries) {
-          if (error instanceof ModelRequestError) throw error;
-          throw new ModelRequestError(
-            `DeepSeek stream failed: ${errorMessage(error)}`,
-            { retryable: true, cause: error },
-          );
-        }
-        yield notice(backoff, attempt, "DeepSeek stream broke before any output");
-        await sleep(backoff, signal);
-      }
-    }
+    const notice = (ms: number, attempt: number, cause: string, status?: number) =>
+      retryNotice({ delayMs: ms, attempt: attempt + 2, maxAttempts, cause, status });
+    return { model, body, notice };
   }
+
+  #backoff(attempt: number): number {
+    const { initialRetryDelayMs = 1000, maxRetryDelayMs = 60_000 } = this.#options;
+    return Math.min(maxRetryDelayMs, initialRetryDelayMs * 2 ** attempt);
+  }
+
+  /**
+   * Sends the request once: the response to stream, or a retry notice (its `delayMs` is the
+   * wait). Throws when the request cannot succeed or the attempts are used up.
+   */
+  async #post(
+    call: PreparedCall,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<Response | RetryChunk> {
+    const { maxRetries = 3, maxRetryDelayMs = 60_000, fetch: fetchImpl = globalThis.fetch } =
+      this.#options;
+    const backoff = this.#backoff(attempt);
+    let response: Response;
+    try {
+      response = await fetchImpl(`${this.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          authorization: `Bearer ${this.#apiKey}`,
+        },
+        body: call.body,
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (isPermissionError(error)) throw permissionFailure(this.baseUrl, error);
+      if (attempt < maxRetries) {
+        return call.notice(backoff, attempt, `DeepSeek unreachable (network error)`);
+      }
+      throw new ModelRequestError(
+        `DeepSeek request failed after ${attempt + 1} attempts: network error: ${
+          errorMessage(error)
+        }`,
+        { retryable: true, cause: error },
+      );
+    }
+    if (response.ok) return response;
+    const { status } = response;
+    const text = await response.text().catch(() => "");
+    const retryable = status === 429 || status >= 500;
+    if (retryable && attempt < maxRetries) {
+      const wait = Math.min(maxRetryDelayMs, retryAfterMs(response.headers) ?? backoff);
+      return call.notice(wait, attempt, `DeepSeek busy (HTTP ${status})`, status);
+    }
+    const hint = STATUS_HINTS[status];
+    const message = serverMessage(text);
+    throw new ModelRequestError(
+      `DeepSeek request failed with HTTP ${status}${hint ? ` (${hint})` : ""}${
+        retryable ? ` after ${attempt + 1} attempts` : ""
+      }: ${message}${modelHint(status, message, call.model)}`,
+      { status, retryable },
+    );
+  }
+}
+
+type RetryChunk = Extract<StreamChunk, { type: "retry" }>;
+
+/** What {@linkcode DeepSeekAdapter.stream} computes once per call. */
+interface PreparedCall {
+  readonly model: string;
+  readonly body: string;
+  /** The retry notice after failed attempt `attempt` (0-based), waiting `ms`. */
+  notice(ms: number, attempt: number, cause: string, status?: number): RetryChunk;
+}
+
+function retryNotice(
+  { delayMs, attempt, maxAttempts, cause, status }: {
+    delayMs: number;
+    attempt: number;
+    maxAttempts: number;
+    cause: string;
+    status: number | undefined;
+  },
+): RetryChunk {
+  return {
+    type: "retry",
+    attempt,
+    maxAttempts,
+    delayMs,
+    ...(status === undefined ? {} : { status }),
+    message: `${cause}, retrying in ${formatDelay(delayMs)} (attempt ${attempt} of ${maxAttempts})`,
+  };
+}
+
+/** Retrying cannot help: the process's permission profile decides, not the network. */
+function permissionFailure(baseUrl: string, error: unknown): ModelRequestError {
+  return new ModelRequestError(
+    `DeepSeek request to ${baseUrl} is not allowed by Deno's permissions (${
+      errorMessage(error)
+    }): dsh's launcher and compile task allow network access to exactly the host:port of DEEPSEEK_BASE_URL when set, else of model.baseUrl in dsh.jsonc; set the endpoint there (or run with --allow-net=${
+      netHost(baseUrl)
+    })`,
+    { cause: error },
+  );
+}
+
+/** A stream that failed for good. */
+function streamFailure(error: unknown): ModelRequestError {
+  if (error instanceof ModelRequestError) return error;
+  return new ModelRequestError(
+    `DeepSeek stream failed: ${errorMessage(error)}`,
+    { retryable: true, cause: error },
+  );
 }

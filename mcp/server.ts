@@ -82,168 +82,210 @@ export const mcpServerPlugin: Plugin<McpServerPluginConfig> = {
 };
 
 async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise<void> {
-  const { name, reconnect = {}, scope } = config;
+  const { name } = config;
   const checked = checkMcpServerConfig(name, config.server);
   const server: McpServerConfig = checked.connectTimeoutMs === undefined &&
       config.connectTimeoutMs !== undefined
     ? { ...checked, connectTimeoutMs: config.connectTimeoutMs }
     : checked;
-  const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, enabled = true } = reconnect;
   const tools = ctx.get<ToolRegistry>("tools");
   if (tools === undefined) {
     throw new Error(`Cannot start MCP server "${name}": ctx.tools is missing`);
   }
-  const logger = ctx.logger;
-  const stop = new AbortController();
-  let client: McpClient | undefined;
-  let connecting: Promise<void> | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let attempt = 0;
-  let connectedAt = 0;
-  let registered: (() => void)[] = [];
-  let refreshing: Promise<void> = Promise.resolve();
+  const lifetime = new ServerLifetime(ctx, config, server, tools);
+  ctx.effect(() => () => lifetime.close());
+  await lifetime.start();
+}
+
+/** One server across its connections: its registered tools, its status and the reconnects. */
+class ServerLifetime {
+  readonly #ctx: Context;
+  readonly #name: string;
+  readonly #scope: string | undefined;
+  readonly #server: McpServerConfig;
+  readonly #tools: ToolRegistry;
+  readonly #reconnect: Required<McpReconnectOptions>;
+  readonly #stop = new AbortController();
+  #client: McpClient | undefined;
+  #connecting: Promise<void> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #attempt = 0;
+  #connectedAt = 0;
+  #registered: (() => void)[] = [];
+  #refreshing: Promise<void> = Promise.resolve();
   /** The last listed tools, kept as placeholders while the server restarts. */
-  let known: readonly McpToolInfo[] = [];
-  let nextTryAt: number | undefined;
-  let downReason = "";
+  #known: readonly McpToolInfo[] = [];
+  #nextTryAt: number | undefined;
+  #downReason = "";
 
-  const unregisterAll = (): void => {
-    const list = registered;
-    registered = [];
+  constructor(
+    ctx: Context,
+    config: McpServerPluginConfig,
+    server: McpServerConfig,
+    tools: ToolRegistry,
+  ) {
+    this.#ctx = ctx;
+    this.#name = config.name;
+    this.#scope = config.scope;
+    this.#server = server;
+    this.#tools = tools;
+    const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, enabled = true } =
+      config.reconnect ?? {};
+    this.#reconnect = { initialDelayMs, maxDelayMs, factor, enabled };
+  }
+
+  /** The first connection attempt. */
+  start(): Promise<void> {
+    return this.#connecting = this.#connect();
+  }
+
+  /** Stops reconnecting, unregisters the tools and closes the server. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    clearTimeout(this.#timer);
+    this.#unregisterAll();
+    await this.#connecting;
+    const last = this.#client;
+    this.#client = undefined;
+    await last?.close();
+  }
+
+  #unregisterAll(): void {
+    const list = this.#registered;
+    this.#registered = [];
     for (const dispose of list) dispose();
-  };
+  }
 
-  const register = (
-    define: (info: McpToolInfo) => AnyToolDefinition,
-    list: readonly McpToolInfo[],
-  ): string[] => {
-    unregisterAll();
+  #register(define: (info: McpToolInfo) => AnyToolDefinition, list: readonly McpToolInfo[]) {
+    this.#unregisterAll();
     const names: string[] = [];
+    const logger = this.#ctx.logger;
+    const scope = this.#scope;
     for (const info of list) {
       const definition = define(info);
       if (names.includes(definition.name)) {
-        logger.warn(`MCP server "${name}": tool "${info.name}" skipped, its name collides`);
+        logger.warn(`MCP server "${this.#name}": tool "${info.name}" skipped, its name collides`);
         continue;
       }
       try {
-        registered.push(tools.register(definition, scope === undefined ? undefined : { scope }));
+        this.#registered.push(
+          this.#tools.register(definition, scope === undefined ? undefined : { scope }),
+        );
         names.push(definition.name);
       } catch (error) {
-        logger.warn(`MCP server "${name}": tool "${info.name}" skipped: ${errorMessage(error)}`);
+        logger.warn(
+          `MCP server "${this.#name}": tool "${info.name}" skipped: ${errorMessage(error)}`,
+        );
       }
     }
     return names;
-  };
+  }
 
-  // Serialized so that overlapping list_changed notifications apply in order.
-  const refresh = (current: McpClient): Promise<void> => {
-    refreshing = refreshing.then(async () => {
-      if (client !== current) return;
+  /** Serialized so that overlapping list_changed notifications apply in order. */
+  #refresh(current: McpClient): Promise<void> {
+    this.#refreshing = this.#refreshing.then(async () => {
+      if (this.#client !== current) return;
       const list = await current.listTools();
-      if (client !== current || stop.signal.aborted) return;
-      known = list;
-      const names = register((info) => mcpToolDefinition(ctx, current, info), list);
-      emitStatus({ state: "connected", tools: names, ...pidOf(current) });
+      if (this.#client !== current || this.#stop.signal.aborted) return;
+      this.#known = list;
+      const names = this.#register((info) => mcpToolDefinition(this.#ctx, current, info), list);
+      this.#emitStatus({ state: "connected", tools: names, ...pidOf(current) });
     }).catch((error) => {
-      if (client === current) logger.warn(`MCP server "${name}": listing tools failed`, error);
+      if (this.#client === current) {
+        this.#ctx.logger.warn(`MCP server "${this.#name}": listing tools failed`, error);
+      }
     });
-    return refreshing;
-  };
+    return this.#refreshing;
+  }
 
-  const emitStatus = (event: Omit<McpStatusEvent, "server" | "scope">): void => {
-    ctx.emit(
+  #emitStatus(event: Omit<McpStatusEvent, "server" | "scope">): void {
+    const scope = this.#scope;
+    this.#ctx.emit(
       "mcp/status",
       {
-        server: name,
+        server: this.#name,
         ...event,
         ...(scope === undefined ? {} : { scope }),
       } satisfies McpStatusEvent,
     );
-  };
+  }
 
   /** Why a call to a known tool cannot run now. */
-  const unavailable = (): HarnessError => {
-    if (!enabled) {
+  #unavailable(): HarnessError {
+    const name = JSON.stringify(this.#name);
+    if (!this.#reconnect.enabled) {
       return new HarnessError(
         "MCP_SERVER_EXITED",
-        `MCP server ${
-          JSON.stringify(name)
-        } ${downReason}; reconnecting is off, so its tools are unavailable`,
+        `MCP server ${name} ${this.#downReason}; reconnecting is off, so its tools are unavailable`,
       );
     }
-    const wait = nextTryAt === undefined
+    const wait = this.#nextTryAt === undefined
       ? "connecting now"
-      : `next try in ${Math.max(0, (nextTryAt - Date.now()) / 1000).toFixed(1)} s`;
+      : `next try in ${Math.max(0, (this.#nextTryAt - Date.now()) / 1000).toFixed(1)} s`;
     return new HarnessError(
       "MCP_SERVER_RESTARTING",
-      `MCP server ${
-        JSON.stringify(name)
-      } is restarting (attempt ${attempt}, ${wait}): ${downReason}`,
+      `MCP server ${name} is restarting (attempt ${this.#attempt}, ${wait}): ${this.#downReason}`,
     );
-  };
+  }
 
-  const scheduleReconnect = (reason: string): void => {
-    if (stop.signal.aborted) return;
-    downReason = reason;
+  #scheduleReconnect(reason: string): void {
+    if (this.#stop.signal.aborted) return;
+    this.#downReason = reason;
+    const { enabled, maxDelayMs, initialDelayMs, factor } = this.#reconnect;
     if (!enabled) {
-      emitStatus({ state: "disconnected", reason });
+      this.#emitStatus({ state: "disconnected", reason });
       return;
     }
-    const delay = Math.min(maxDelayMs, initialDelayMs * factor ** attempt);
-    attempt++;
-    nextTryAt = Date.now() + delay;
-    emitStatus({ state: "disconnected", reason, retryInMs: delay, attempt });
-    timer = setTimeout(() => {
-      timer = undefined;
-      nextTryAt = undefined;
-      connecting = connect();
+    const delay = Math.min(maxDelayMs, initialDelayMs * factor ** this.#attempt);
+    this.#attempt++;
+    this.#nextTryAt = Date.now() + delay;
+    this.#emitStatus({ state: "disconnected", reason, retryInMs: delay, attempt: this.#attempt });
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#nextTryAt = undefined;
+      this.#connecting = this.#connect();
     }, delay);
-  };
+  }
 
-  const onExit = (dead: McpClient, reason: string): void => {
-    if (client !== dead) return;
-    client = undefined;
-    downReason = reason;
+  #onExit(dead: McpClient, reason: string): void {
+    if (this.#client !== dead) return;
+    this.#client = undefined;
+    this.#downReason = reason;
     // Known tools stay visible and say why they cannot run, instead of vanishing.
-    register((info) => placeholderDefinition(name, info, unavailable), known);
-    if (Date.now() - connectedAt >= maxDelayMs) attempt = 0;
-    logger.warn(`MCP server "${name}" ${reason}`);
-    scheduleReconnect(reason);
-  };
+    this.#register(
+      (info) => placeholderDefinition(this.#name, info, () => this.#unavailable()),
+      this.#known,
+    );
+    if (Date.now() - this.#connectedAt >= this.#reconnect.maxDelayMs) this.#attempt = 0;
+    this.#ctx.logger.warn(`MCP server "${this.#name}" ${reason}`);
+    this.#scheduleReconnect(reason);
+  }
 
-  const connect = async (): Promise<void> => {
+  async #connect(): Promise<void> {
+    const name = this.#name;
     let self: McpClient | undefined;
     try {
-      self = await McpClient.connect(name, server, {
-        signal: stop.signal,
-        onToolsChanged: () => self !== undefined && void refresh(self),
-        onClose: (reason) => self !== undefined && onExit(self, reason),
-        onStderr: (text) => logger.debug(`MCP server "${name}" stderr: ${text.trimEnd()}`),
+      self = await McpClient.connect(name, this.#server, {
+        signal: this.#stop.signal,
+        onToolsChanged: () => self !== undefined && void this.#refresh(self),
+        onClose: (reason) => self !== undefined && this.#onExit(self, reason),
+        onStderr: (text) =>
+          this.#ctx.logger.debug(`MCP server "${name}" stderr: ${text.trimEnd()}`),
       });
     } catch (error) {
-      if (stop.signal.aborted) return;
-      logger.warn(errorMessage(error));
-      scheduleReconnect(errorMessage(error).replace(/^Cannot connect to MCP server "[^"]*": /, ""));
+      if (this.#stop.signal.aborted) return;
+      this.#ctx.logger.warn(errorMessage(error));
+      this.#scheduleReconnect(
+        errorMessage(error).replace(/^Cannot connect to MCP server "[^"]*": /, ""),
+      );
       return;
     }
-    if (stop.signal.aborted) return void await self.close();
-    client = self;
-    connectedAt = Date.now();
-    if (self.closeReason !== undefined) return onExit(self, self.closeReason);
-    await refresh(self);
-  };
-
-  ctx.effect(() => async () => {
-    stop.abort();
-    clearTimeout(timer);
-    unregisterAll();
-    await connecting;
-    const last = client;
-    client = undefined;
-    await last?.close();
-  });
-  connecting = connect();
-  await connecting;
+    if (this.#stop.signal.aborted) return void await self.close();
+    this.#client = self;
+    this.#connectedAt = Date.now();
+    if (self.closeReason !== undefined) return this.#onExit(self, self.closeReason);
+    await this.#refresh(self);
+  }
 }
 
 /**
