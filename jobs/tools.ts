@@ -7,6 +7,7 @@ import { defineTool } from "../tools/define_tool.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { formatJobStatus } from "./job_status.ts";
 import type { JobService } from "./job_service.ts";
+import type { JobRead } from "./types.ts";
 
 /** Options for {@linkcode jobTools}. */
 export interface JobToolsOptions {
@@ -48,7 +49,20 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
   checkInteger("jobTools", "maxOutputBytes", maxOutputBytes, 1, Number.MAX_SAFE_INTEGER);
   checkInteger("jobTools", "maxWaitMs", maxWaitMs, 0, Number.MAX_SAFE_INTEGER);
 
-  const jobOutput = defineTool({
+  return [
+    jobOutputTool(jobs, maxOutputBytes, maxWaitMs),
+    jobListTool(jobs),
+    jobKillTool(jobs),
+  ];
+}
+
+/** `job_output`: new output of one job, waiting up to `wait_ms`, then its status. */
+function jobOutputTool(
+  jobs: JobService,
+  maxOutputBytes: number,
+  maxWaitMs: number,
+): AnyToolDefinition {
+  return defineTool({
     name: "job_output",
     description:
       `Read new output from a background job (only what arrived since your last read), followed by its status. Returns at once unless wait_ms is given; then it waits up to wait_ms for new output or for the job to finish (the job keeps running either way).`,
@@ -81,30 +95,38 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
         signal: exec.signal,
         ...(exec.agent !== undefined ? { caller: exec.agent.sessionId } : {}),
       });
-      const parts: string[] = [];
-      if (read.dropped > 0) {
-        parts.push(
-          `[${read.dropped} bytes before this point are unavailable: the job's output file could not be written]`,
-        );
-      }
-      parts.push(read.text === "" ? "(no new output)" : read.text.replace(/\n$/, ""));
-      if (read.next < read.total) {
-        const where = read.job.outputPath !== undefined ? `, or read ${read.job.outputPath}` : "";
-        parts.push(
-          `[showing bytes ${read.start}–${read.next} of ${read.total}; ${
-            read.total - read.next
-          } more bytes not shown yet: call job_output again${where}]`,
-        );
-      }
-      parts.push(`[status: ${formatJobStatus(read.job)}]`);
       return {
-        content: [{ type: "text", text: parts.join("\n") }],
+        content: [{ type: "text", text: formatRead(read) }],
         meta: { jobId: id, status: read.job.status, next: read.next, total: read.total },
       };
     },
   });
+}
 
-  const jobList = defineTool({
+/** The text of one `job_output` read: a gap notice, the new output, what is left, the status. */
+function formatRead(read: JobRead): string {
+  const parts: string[] = [];
+  if (read.dropped > 0) {
+    parts.push(
+      `[${read.dropped} bytes before this point are unavailable: the job's output file could not be written]`,
+    );
+  }
+  parts.push(read.text === "" ? "(no new output)" : read.text.replace(/\n$/, ""));
+  if (read.next < read.total) {
+    const where = read.job.outputPath !== undefined ? `, or read ${read.job.outputPath}` : "";
+    parts.push(
+      `[showing bytes ${read.start}–${read.next} of ${read.total}; ${
+        read.total - read.next
+      } more bytes not shown yet: call job_output again${where}]`,
+    );
+  }
+  parts.push(`[status: ${formatJobStatus(read.job)}]`);
+  return parts.join("\n");
+}
+
+/** `job_list`: the caller's jobs with their status. */
+function jobListTool(jobs: JobService): AnyToolDefinition {
+  return defineTool({
     name: "job_list",
     description: "List your background jobs with their status.",
     parameters: {},
@@ -118,8 +140,11 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
       return [{ type: "text", text }];
     },
   });
+}
 
-  const jobKill = defineTool({
+/** `job_kill`: stops a job's whole process tree and reports its final status. */
+function jobKillTool(jobs: JobService): AnyToolDefinition {
+  return defineTool({
     name: "job_kill",
     description:
       "Stop a background job and everything it started (its whole process tree), then report its final status. Killing a job that already finished only reports its status.",
@@ -149,6 +174,4 @@ export function jobTools(jobs: JobService, options: JobToolsOptions = {}): AnyTo
       };
     },
   });
-
-  return [jobOutput, jobList, jobKill];
 }
