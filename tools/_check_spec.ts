@@ -89,55 +89,87 @@ function checkNode(
   const spec = node as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   walk.ancestors.add(node);
-  let allowed: readonly string[];
-  if ("oneOf" in spec) {
-    if ("type" in spec) fail(`${path}.type`, "cannot sit beside oneOf: move it into the branches");
-    allowed = ["oneOf"];
-    const branches = spec.oneOf;
-    if (!isPlainArray(branches) || branches.length < 2) {
-      fail(
-        `${path}.oneOf`,
-        `must be an array of at least 2 specs: received ${describeValue(branches)}`,
-      );
-    }
-    copy.oneOf = Object.freeze(
-      Array.from(
-        branches,
-        (branch, i) => checkNode(branch, `${path}.oneOf[${i}]`, walk, depth + 1, false),
-      ),
+  const allowed = "oneOf" in spec
+    ? checkOneOf(spec, path, walk, depth, copy)
+    : checkTyped(spec, path, walk, depth, copy);
+  checkOtherKeys(spec, allowed, path, isProperty, copy);
+  walk.ancestors.delete(node);
+  return Object.freeze(copy);
+}
+
+/** Checks a `oneOf` spec into `copy`; returns the keys its kind allows. */
+function checkOneOf(
+  spec: Record<string, unknown>,
+  path: string,
+  walk: Walk,
+  depth: number,
+  copy: Record<string, unknown>,
+): readonly string[] {
+  if ("type" in spec) fail(`${path}.type`, "cannot sit beside oneOf: move it into the branches");
+  const branches = spec.oneOf;
+  if (!isPlainArray(branches) || branches.length < 2) {
+    fail(
+      `${path}.oneOf`,
+      `must be an array of at least 2 specs: received ${describeValue(branches)}`,
     );
-  } else {
-    const type = spec.type;
-    if (!("type" in spec)) {
-      fail(path, `must have a "type" or a "oneOf": received ${describeValue(spec)}`);
+  }
+  copy.oneOf = Object.freeze(
+    Array.from(
+      branches,
+      (branch, i) => checkNode(branch, `${path}.oneOf[${i}]`, walk, depth + 1, false),
+    ),
+  );
+  return ["oneOf"];
+}
+
+/** Checks a spec with a `type` into `copy`; returns the keys its type allows. */
+function checkTyped(
+  spec: Record<string, unknown>,
+  path: string,
+  walk: Walk,
+  depth: number,
+  copy: Record<string, unknown>,
+): readonly string[] {
+  const type = spec.type;
+  if (!("type" in spec)) {
+    fail(path, `must have a "type" or a "oneOf": received ${describeValue(spec)}`);
+  }
+  if (typeof type !== "string" || !(TYPES as readonly string[]).includes(type)) {
+    fail(
+      `${path}.type`,
+      `must be one of ${describeValue(TYPES)}: received ${describeValue(type)}`,
+    );
+  }
+  copy.type = type;
+  if ((SCALAR_TYPES as readonly string[]).includes(type)) checkScalar(spec, type, path, copy);
+  if (type === "array" && "items" in spec) {
+    copy.items = checkNode(spec.items, `${path}.items`, walk, depth + 1, false);
+  }
+  if (type === "object") {
+    if ("properties" in spec) {
+      copy.properties = checkRecord(spec.properties, `${path}.properties`, walk, depth + 1);
     }
-    if (typeof type !== "string" || !(TYPES as readonly string[]).includes(type)) {
-      fail(
-        `${path}.type`,
-        `must be one of ${describeValue(TYPES)}: received ${describeValue(type)}`,
-      );
-    }
-    allowed = KEYS_BY_TYPE[type]!;
-    copy.type = type;
-    if ((SCALAR_TYPES as readonly string[]).includes(type)) checkScalar(spec, type, path, copy);
-    if (type === "array" && "items" in spec) {
-      copy.items = checkNode(spec.items, `${path}.items`, walk, depth + 1, false);
-    }
-    if (type === "object") {
-      if ("properties" in spec) {
-        copy.properties = checkRecord(spec.properties, `${path}.properties`, walk, depth + 1);
+    if ("additionalProperties" in spec) {
+      if (typeof spec.additionalProperties !== "boolean") {
+        fail(
+          `${path}.additionalProperties`,
+          `must be a boolean: received ${describeValue(spec.additionalProperties)}`,
+        );
       }
-      if ("additionalProperties" in spec) {
-        if (typeof spec.additionalProperties !== "boolean") {
-          fail(
-            `${path}.additionalProperties`,
-            `must be a boolean: received ${describeValue(spec.additionalProperties)}`,
-          );
-        }
-        copy.additionalProperties = spec.additionalProperties;
-      }
+      copy.additionalProperties = spec.additionalProperties;
     }
   }
+  return KEYS_BY_TYPE[type]!;
+}
+
+/** Checks the keys beyond the kind's own: `required` (on properties) and annotations. */
+function checkOtherKeys(
+  spec: Record<string, unknown>,
+  allowed: readonly string[],
+  path: string,
+  isProperty: boolean,
+  copy: Record<string, unknown>,
+): void {
   for (const key of Object.keys(spec)) {
     if (allowed.includes(key)) continue;
     if (key === "required") {
@@ -154,8 +186,6 @@ function checkNode(
       fail(`${path}.${key}`, "is not supported by the value schema DSL");
     }
   }
-  walk.ancestors.delete(node);
-  return Object.freeze(copy);
 }
 
 function checkScalar(

@@ -165,50 +165,9 @@ export interface DefinedTool<P extends ToolParameters> extends ToolDefinition<To
 export function defineTool<const P extends ToolParameters>(
   options: DefineToolOptions<P>,
 ): DefinedTool<P> {
+  checkToolOptions(options);
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
   const { timeoutMs, background } = options;
-  if (typeof name !== "string" || !TOOL_NAME_REGEXP.test(name)) {
-    throw new TypeError(
-      `Cannot define tool: name must match ${TOOL_NAME_REGEXP}: current value is ${
-        describeValue(name)
-      }`,
-    );
-  }
-  const where = `Cannot define tool "${name}"`;
-  if (typeof description !== "string" || description.trim() === "") {
-    throw new TypeError(
-      `${where}: description must be a non-empty string: current value is ${
-        describeValue(description)
-      }`,
-    );
-  }
-  if (typeof execute !== "function") {
-    throw new TypeError(
-      `${where}: execute must be a function: current value is ${describeValue(execute)}`,
-    );
-  }
-  for (const [key, value] of Object.entries({ presentCall, presentResult, isConcurrencySafe })) {
-    if (value !== undefined && typeof value !== "function") {
-      throw new TypeError(
-        `${where}: ${key} must be a function: current value is ${describeValue(value)}`,
-      );
-    }
-  }
-  if (
-    timeoutMs !== undefined &&
-    !(typeof timeoutMs === "number" && timeoutMs > 0 && isFinite(timeoutMs))
-  ) {
-    throw new RangeError(
-      `${where}: timeoutMs must be a positive finite number: current value is ${
-        describeValue(timeoutMs)
-      }`,
-    );
-  }
-  if (background !== undefined && typeof background !== "boolean") {
-    throw new TypeError(
-      `${where}: background must be a boolean: current value is ${describeValue(background)}`,
-    );
-  }
   type Args = ToolArgs<P>;
   const { parse, parseSoft, schema, spec } = compileParameters(name, options);
 
@@ -258,6 +217,54 @@ export function defineTool<const P extends ToolParameters>(
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs;
   if (background !== undefined) definition.background = background;
   return Object.freeze(definition);
+}
+
+/** Throws a clear error for a malformed name, description, callback, timeout or flag. */
+function checkToolOptions<const P extends ToolParameters>(options: DefineToolOptions<P>): void {
+  const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
+  const { timeoutMs, background } = options;
+  if (typeof name !== "string" || !TOOL_NAME_REGEXP.test(name)) {
+    throw new TypeError(
+      `Cannot define tool: name must match ${TOOL_NAME_REGEXP}: current value is ${
+        describeValue(name)
+      }`,
+    );
+  }
+  const where = `Cannot define tool "${name}"`;
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new TypeError(
+      `${where}: description must be a non-empty string: current value is ${
+        describeValue(description)
+      }`,
+    );
+  }
+  if (typeof execute !== "function") {
+    throw new TypeError(
+      `${where}: execute must be a function: current value is ${describeValue(execute)}`,
+    );
+  }
+  for (const [key, value] of Object.entries({ presentCall, presentResult, isConcurrencySafe })) {
+    if (value !== undefined && typeof value !== "function") {
+      throw new TypeError(
+        `${where}: ${key} must be a function: current value is ${describeValue(value)}`,
+      );
+    }
+  }
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === "number" && timeoutMs > 0 && isFinite(timeoutMs))
+  ) {
+    throw new RangeError(
+      `${where}: timeoutMs must be a positive finite number: current value is ${
+        describeValue(timeoutMs)
+      }`,
+    );
+  }
+  if (background !== undefined && typeof background !== "boolean") {
+    throw new TypeError(
+      `${where}: background must be a boolean: current value is ${describeValue(background)}`,
+    );
+  }
 }
 
 const INVALID: unique symbol = Symbol("invalid");
