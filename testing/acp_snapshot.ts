@@ -145,7 +145,7 @@ export async function assertAcpSnapshot(
 
 async function runAcpScenario(scenario: AcpScenario): Promise<AcpSnapshotRun> {
   // Loaded on demand: `@dsh/harness/testing` stays light for tests that never talk ACP.
-  const [{ createAcpServer }, { client, ndJsonStream }, { createHarness }] = await Promise.all([
+  const [{ createAcpServer }, sdk, { createHarness }] = await Promise.all([
     import("../acp/server.ts"),
     import("@agentclientprotocol/sdk"),
     import("../registry/tools_plugin.ts"),
@@ -153,14 +153,7 @@ async function runAcpScenario(scenario: AcpScenario): Promise<AcpSnapshotRun> {
   const root = await Deno.makeTempDir({ prefix: "dsh_acp_snapshot_" });
   const ctx = await createHarness({ logLevel: "error" });
   try {
-    const cwd = join(root, "ws");
-    const sessionsDir = join(root, "sessions");
-    await Deno.mkdir(cwd);
-    await Deno.mkdir(sessionsDir);
-    for (const [relative, text] of Object.entries(scenario.workspace ?? {})) {
-      await Deno.mkdir(dirname(join(cwd, relative)), { recursive: true });
-      await Deno.writeTextFile(join(cwd, relative), text);
-    }
+    const { cwd, sessionsDir } = await prepareWorkspace(root, scenario);
     for (const plugin of scenario.plugins ?? []) await ctx.plugin(plugin as Plugin).ready;
     await scenario.setup?.(ctx);
     const adapter = new MockAdapter(scenario.script);
@@ -171,61 +164,24 @@ async function runAcpScenario(scenario: AcpScenario): Promise<AcpSnapshotRun> {
       flushMs: 60_000,
       ...(scenario.toolMode !== undefined ? { toolMode: scenario.toolMode } : {}),
     });
-    const answers = [...(scenario.permissionAnswers ?? [])];
     const failures: string[] = [];
-    const app = client({ name: "dsh-snapshot" }).onRequest(
-      "session/request_permission",
-      ({ params }) => {
-        const kind = answers.shift();
-        const option = params.options.find((o) => o.kind === kind);
-        if (kind !== undefined && option === undefined) {
-          failures.push(`the permission answer "${kind}" is not among the offered options`);
-        }
-        return option === undefined
-          ? { outcome: { outcome: "cancelled" as const } }
-          : { outcome: { outcome: "selected" as const, optionId: option.optionId } };
-      },
-    );
+    const app = permissionClient(sdk, scenario.permissionAnswers ?? [], failures);
     const frames: string[] = [];
     const toClient = new TransformStream<Uint8Array, Uint8Array>();
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const agentOut = tap((line) => frames.push(line));
     void agentOut.readable.pipeTo(toClient.writable).catch(() => {});
     const connection = server.connect(agentOut.writable, toAgent.readable);
-    const peer = app.connect(ndJsonStream(toAgent.writable, toClient.readable));
+    const peer = app.connect(sdk.ndJsonStream(toAgent.writable, toClient.readable));
     let sessionId: string | undefined;
     try {
-      await peer.agent.request("initialize", {
-        protocolVersion: 1,
-        clientCapabilities: {
-          fs: { readTextFile: false, writeTextFile: false },
-          terminal: false,
-          ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
-        },
-        clientInfo: { name: "dsh-snapshot", version: "1" },
-      });
-      sessionId = (await peer.agent.request("session/new", { cwd, mcpServers: [] })).sessionId;
-      for (const text of scenario.prompts ?? ["go"]) {
-        await peer.agent.request("session/prompt", {
-          sessionId,
-          prompt: [{ type: "text", text }],
-        }).catch((error: unknown) => {
-          // The error frame is part of the transcript; the run goes on.
-          return error;
-        });
-      }
+      sessionId = await driveSession(peer, scenario, cwd);
     } finally {
       peer.close();
       await peer.closed.catch(() => {});
       await connection.close().catch(() => {});
     }
-    if (adapter.remaining > 0) {
-      failures.push(
-        `${adapter.remaining} script entr${
-          adapter.remaining === 1 ? "y was" : "ies were"
-        } left unused: the model was asked ${adapter.requests.length} time(s)`,
-      );
-    }
+    if (adapter.remaining > 0) failures.push(unusedScript(adapter));
     if (failures.length > 0) {
       throw new Error(`Cannot run the ACP snapshot scenario: ${failures.join("; ")}`);
     }
@@ -234,22 +190,101 @@ async function runAcpScenario(scenario: AcpScenario): Promise<AcpSnapshotRun> {
       sessionsDir,
       ...(sessionId !== undefined ? { sessionId } : {}),
     };
-    const ids = new Map<string, number>();
-    const transcript = frames.map((line) => {
-      const frame = JSON.parse(line) as Record<string, unknown>;
-      if ("id" in frame && frame.id !== null) {
-        const key = `${"method" in frame ? "agent" : "client"}:${String(frame.id)}`;
-        if (!ids.has(key)) ids.set(key, ids.size + 1);
-        frame.id = ids.get(key);
-      }
-      // The dsh version changes with every release; the snapshot pins the tool's frames.
-      const info = (frame.result as { agentInfo?: { version?: unknown } } | undefined)?.agentInfo;
-      if (info?.version !== undefined) info.version = "{{version}}";
-      return normalizeText(JSON.stringify(scrubVolatile(frame)), names);
-    });
-    return { transcript, requests: adapter.requests };
+    return { transcript: normalizeFrames(frames, names), requests: adapter.requests };
   } finally {
     await ctx.fiber.dispose();
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
+}
+
+type AcpSdk = typeof import("@agentclientprotocol/sdk");
+type ClientApp = ReturnType<AcpSdk["client"]>;
+type ClientPeer = ReturnType<ClientApp["connect"]>;
+
+/** Makes the workspace (with the scenario's files) and the sessions folder under `root`. */
+async function prepareWorkspace(
+  root: string,
+  scenario: AcpScenario,
+): Promise<{ cwd: string; sessionsDir: string }> {
+  const cwd = join(root, "ws");
+  const sessionsDir = join(root, "sessions");
+  await Deno.mkdir(cwd);
+  await Deno.mkdir(sessionsDir);
+  for (const [relative, text] of Object.entries(scenario.workspace ?? {})) {
+    await Deno.mkdir(dirname(join(cwd, relative)), { recursive: true });
+    await Deno.writeTextFile(join(cwd, relative), text);
+  }
+  return { cwd, sessionsDir };
+}
+
+/** The client: answers permission requests from `answers` in order (a missing one cancels). */
+function permissionClient(
+  sdk: AcpSdk,
+  answers: readonly PermissionAnswer[],
+  failures: string[],
+): ClientApp {
+  const queue = [...answers];
+  return sdk.client({ name: "dsh-snapshot" }).onRequest(
+    "session/request_permission",
+    ({ params }) => {
+      const kind = queue.shift();
+      const option = params.options.find((o) => o.kind === kind);
+      if (kind !== undefined && option === undefined) {
+        failures.push(`the permission answer "${kind}" is not among the offered options`);
+      }
+      return option === undefined
+        ? { outcome: { outcome: "cancelled" as const } }
+        : { outcome: { outcome: "selected" as const, optionId: option.optionId } };
+    },
+  );
+}
+
+/** Initializes, opens a session in `cwd` and sends each prompt; returns the session id. */
+async function driveSession(
+  peer: ClientPeer,
+  scenario: AcpScenario,
+  cwd: string,
+): Promise<string> {
+  await peer.agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+      ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
+    },
+    clientInfo: { name: "dsh-snapshot", version: "1" },
+  });
+  const { sessionId } = await peer.agent.request("session/new", { cwd, mcpServers: [] });
+  for (const text of scenario.prompts ?? ["go"]) {
+    // An error frame is part of the transcript; the run goes on.
+    await peer.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
+      .catch((error: unknown) => error);
+  }
+  return sessionId;
+}
+
+function unusedScript(adapter: MockAdapter): string {
+  return `${adapter.remaining} script entr${
+    adapter.remaining === 1 ? "y was" : "ies were"
+  } left unused: the model was asked ${adapter.requests.length} time(s)`;
+}
+
+/** Numbers the JSON-RPC ids per direction and replaces the volatile parts with placeholders. */
+function normalizeFrames(
+  frames: readonly string[],
+  names: Parameters<typeof normalizeText>[1],
+): string[] {
+  const ids = new Map<string, number>();
+  return frames.map((line) => {
+    const frame = JSON.parse(line) as Record<string, unknown>;
+    if ("id" in frame && frame.id !== null) {
+      const key = `${"method" in frame ? "agent" : "client"}:${String(frame.id)}`;
+      if (!ids.has(key)) ids.set(key, ids.size + 1);
+      frame.id = ids.get(key);
+    }
+    // The dsh version changes with every release; the snapshot pins the tool's frames.
+    const info = (frame.result as { agentInfo?: { version?: unknown } } | undefined)?.agentInfo;
+    if (info?.version !== undefined) info.version = "{{version}}";
+    return normalizeText(JSON.stringify(scrubVolatile(frame)), names);
+  });
 }
