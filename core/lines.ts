@@ -1,6 +1,7 @@
 /**
  * Line splitting of byte streams (NDJSON bridges, subprocess output): one splitter for every
- * layer. Lines end at `\n` only; a `\r` before it stays part of the line.
+ * layer, with an optional cap that either fails the stream or drops the long lines unbuffered.
+ * Lines end at `\n` only; a `\r` before it stays part of the line.
  *
  * @module
  */
@@ -11,11 +12,22 @@ const NEWLINE = 10;
 /** Options of {@linkcode LineSplitter} and {@linkcode readLines}. */
 export interface LineSplitterOptions {
   /**
-   * The longest line, in bytes without its newline. As soon as a line grows past it the
-   * splitter throws a {@linkcode LineTooLongError} (before the rest of the line arrives).
+   * The longest line, in bytes without its newline.
    * @default {Infinity}
    */
   readonly maxLineBytes?: number;
+  /**
+   * What a line longer than `maxLineBytes` does: `"throw"` a {@linkcode LineTooLongError} as
+   * soon as it grows past the cap (before the rest of it arrives), or `"skip"` it: its bytes are
+   * dropped as they arrive (never buffered) and {@linkcode LineSplitter.pushBytes} reports it as
+   * an {@linkcode OversizedLine} once its newline (or the end) comes.
+   * @default {"throw"}
+   */
+  readonly oversized?: "throw" | "skip";
+  /** With `oversized: "skip"`: how many first bytes of a dropped line to keep. @default {0} */
+  readonly headBytes?: number;
+  /** With `oversized: "skip"`: how many last bytes of a dropped line to keep. @default {0} */
+  readonly tailBytes?: number;
 }
 
 /** Options of {@linkcode readLines}. */
@@ -26,6 +38,16 @@ export interface ReadLinesOptions extends LineSplitterOptions {
    * @default {"emit"}
    */
   readonly unterminated?: "emit" | "drop";
+}
+
+/** A line over the cap that a `"skip"` splitter dropped: its size and its ends. */
+export interface OversizedLine {
+  /** Its length in bytes, without the newline. */
+  readonly size: number;
+  /** Its first `headBytes` bytes. */
+  readonly head: Uint8Array;
+  /** Its last `tailBytes` bytes. */
+  readonly tail: Uint8Array;
 }
 
 /**
@@ -55,9 +77,36 @@ export class LineTooLongError extends RangeError {
   }
 }
 
+/** The first `n` bytes of the chunks, joined. */
+function firstBytes(chunks: readonly Uint8Array[], n: number): Uint8Array {
+  const out: Uint8Array[] = [];
+  let size = 0;
+  for (const chunk of chunks) {
+    if (size >= n) break;
+    const take = chunk.subarray(0, n - size);
+    out.push(take);
+    size += take.length;
+  }
+  return concatBytes(out, size);
+}
+
+/** The last `n` bytes of the chunks, joined. */
+function lastBytes(chunks: readonly Uint8Array[], n: number): Uint8Array {
+  const out: Uint8Array[] = [];
+  let size = 0;
+  for (let i = chunks.length - 1; i >= 0 && size < n; i--) {
+    const chunk = chunks[i]!;
+    const take = chunk.subarray(Math.max(0, chunk.length - (n - size)));
+    out.unshift(take);
+    size += take.length;
+  }
+  return concatBytes(out, size);
+}
+
 /**
  * Cuts a byte stream into lines, fed chunk by chunk. Splits bytes, not text, so a multi-byte
- * character cut across chunks decodes whole, and each line is decoded once.
+ * character cut across chunks decodes whole, and each line is decoded once. Lines end at `\n`
+ * only; a `\r` before it stays part of the line.
  *
  * @example Usage
  * ```ts
@@ -69,76 +118,135 @@ export class LineTooLongError extends RangeError {
  * deepEqual(splitter.push(new TextEncoder().encode("o\n")), ["two"]);
  * equal(splitter.end(), undefined);
  * ```
+ *
+ * @example Skipping oversized lines
+ * ```ts
+ * import { LineSplitter } from "./lines.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const splitter = new LineSplitter({ maxLineBytes: 3, oversized: "skip", headBytes: 2 });
+ * const [ok, big] = splitter.pushBytes(new TextEncoder().encode("abc\nlonger\n"));
+ * deepEqual(ok, new TextEncoder().encode("abc"));
+ * deepEqual(big, { size: 6, head: new TextEncoder().encode("lo"), tail: new Uint8Array() });
+ * ```
  */
 export class LineSplitter {
   readonly #max: number;
+  readonly #skip: boolean;
+  readonly #headBytes: number;
+  readonly #tailBytes: number;
   readonly #decoder = new TextDecoder();
   #parts: Uint8Array[] = [];
   #size = 0;
+  #dropped: { head: Uint8Array; tail: Uint8Array } | undefined;
 
   /**
    * Creates a splitter.
    *
-   * @param options The line length cap.
+   * @param options The line length cap and what a longer line does.
    */
   constructor(options: LineSplitterOptions = {}) {
     this.#max = options.maxLineBytes ?? Infinity;
+    this.#skip = options.oversized === "skip";
+    this.#headBytes = options.headBytes ?? 0;
+    this.#tailBytes = options.tailBytes ?? 0;
   }
 
   /**
    * Feeds one chunk.
    *
    * @param chunk The next bytes.
-   * @returns The lines this chunk completed, without their newlines.
-   * @throws {LineTooLongError} When a line grows past `maxLineBytes`.
+   * @returns The text of the lines this chunk completed, without their newlines (dropped
+   * oversized lines are left out: {@linkcode LineSplitter.pushBytes} reports them).
+   * @throws {LineTooLongError} When a line grows past `maxLineBytes` (with `"throw"`).
    */
   push(chunk: Uint8Array): string[] {
     const lines: string[] = [];
-    let start = 0;
-    for (
-      let newline = chunk.indexOf(NEWLINE);
-      newline >= 0;
-      newline = chunk.indexOf(NEWLINE, start)
-    ) {
-      const piece = chunk.subarray(start, newline);
-      this.#check(piece.length);
-      lines.push(this.#take(piece));
-      start = newline + 1;
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      this.#check(rest.length);
-      this.#parts.push(rest.slice());
-      this.#size += rest.length;
+    for (const line of this.pushBytes(chunk)) {
+      if (line instanceof Uint8Array) lines.push(this.#decoder.decode(line));
     }
     return lines;
   }
 
   /**
-   * Ends the input.
+   * Feeds one chunk and returns the completed lines as bytes. A returned line may share memory
+   * with `chunk`.
    *
-   * @returns The bytes after the last newline as a line, or `undefined` when there are none.
+   * @param chunk The next bytes.
+   * @returns The lines this chunk completed, without their newlines, and the dropped ones.
+   * @throws {LineTooLongError} When a line grows past `maxLineBytes` (with `"throw"`).
    */
-  end(): string | undefined {
-    if (this.#size === 0) return undefined;
-    return this.#take(new Uint8Array());
-  }
-
-  #check(more: number): void {
-    if (this.#size + more > this.#max) {
-      this.#parts = [];
-      this.#size = 0;
-      throw new LineTooLongError(this.#max);
+  pushBytes(chunk: Uint8Array): (Uint8Array | OversizedLine)[] {
+    const lines: (Uint8Array | OversizedLine)[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const piece = chunk.subarray(start, newline < 0 ? chunk.length : newline);
+      if (newline < 0) {
+        this.#add(piece);
+        return lines;
+      }
+      if (this.#size === 0 && this.#dropped === undefined && piece.length <= this.#max) {
+        lines.push(piece); // a whole line inside the chunk: no copy
+      } else {
+        this.#add(piece);
+        lines.push(this.#take());
+      }
+      start = newline + 1;
     }
   }
 
-  #take(piece: Uint8Array): string {
-    if (this.#parts.length === 0) return this.#decoder.decode(piece);
-    this.#parts.push(piece);
-    const line = this.#decoder.decode(concatBytes(this.#parts, this.#size + piece.length));
+  /**
+   * Ends the input.
+   *
+   * @returns The bytes after the last newline as a line, or `undefined` when there are none
+   * (or they were dropped).
+   */
+  end(): string | undefined {
+    const last = this.endBytes();
+    return last instanceof Uint8Array ? this.#decoder.decode(last) : undefined;
+  }
+
+  /**
+   * Ends the input.
+   *
+   * @returns The bytes after the last newline (or their {@linkcode OversizedLine}), or
+   * `undefined` when there are none.
+   */
+  endBytes(): Uint8Array | OversizedLine | undefined {
+    return this.#size === 0 && this.#dropped === undefined ? undefined : this.#take();
+  }
+
+  /** Adds part of the current line, switching to dropping when it grows past the cap. */
+  #add(piece: Uint8Array): void {
+    if (this.#dropped !== undefined) {
+      this.#dropped.tail = lastBytes([this.#dropped.tail, piece], this.#tailBytes);
+    } else if (this.#size + piece.length > this.#max) {
+      const parts = [...this.#parts, piece];
+      this.#parts = [];
+      if (!this.#skip) {
+        this.#size = 0;
+        throw new LineTooLongError(this.#max);
+      }
+      this.#dropped = {
+        head: firstBytes(parts, this.#headBytes),
+        tail: lastBytes(parts, this.#tailBytes),
+      };
+    } else if (piece.length > 0) {
+      this.#parts.push(piece.slice());
+    }
+    this.#size += piece.length;
+  }
+
+  /** The current line (or its drop record), resetting for the next. */
+  #take(): Uint8Array | OversizedLine {
+    const size = this.#size;
+    const dropped = this.#dropped;
+    const parts = this.#parts;
     this.#parts = [];
     this.#size = 0;
-    return line;
+    this.#dropped = undefined;
+    if (dropped !== undefined) return { size, head: dropped.head, tail: dropped.tail };
+    return parts.length === 1 ? parts[0]! : concatBytes(parts, size);
   }
 }
 

@@ -23,7 +23,7 @@ export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
 export { HarnessError } from "./errors.ts";
 export { concatBytes } from "./bytes.ts";
 export { LineSplitter, LineTooLongError, readLines } from "./lines.ts";
-export type { LineSplitterOptions, ReadLinesOptions } from "./lines.ts";
+export type { LineSplitterOptions, OversizedLine, ReadLinesOptions } from "./lines.ts";
 export { describeValue, errorMessage, UNPRINTABLE_THROWN_VALUE } from "./error_message.ts";
 export { isJsonSnapshot, isLosslessJson, JsonSnapshotError, snapshotJson } from "./json.ts";
 export type {

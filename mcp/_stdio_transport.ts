@@ -16,7 +16,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import { killProcessTree, processTree } from "../jobs/mod.ts";
-import { concatBytes } from "../core/bytes.ts";
+import { LineSplitter } from "../core/lines.ts";
 
 /** Launch parameters (the SDK's `StdioServerParameters` fields this transport honours). */
 export interface StdioLaunch {
@@ -188,56 +188,25 @@ export class DenoStdioTransport implements Transport {
   }
 
   async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
-    let parts: Uint8Array[] = [];
-    let size = 0;
-    let dropping = false;
-    let tail: Uint8Array = new Uint8Array(0);
-    let head: Uint8Array = new Uint8Array(0);
-    const keepTail = (bytes: Uint8Array): void => {
-      const joined = concatBytes([tail, bytes]);
-      tail = joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
-    };
+    // An oversized line is dropped as it arrives; its head and tail may name its request id.
+    const splitter = new LineSplitter({
+      maxLineBytes: this.#limit,
+      oversized: "skip",
+      headBytes: HEAD_BYTES,
+      tailBytes: TAIL_BYTES,
+    });
     try {
       for await (const chunk of stream) {
-        let start = 0;
-        while (start <= chunk.length) {
-          const newline = chunk.indexOf(10, start);
-          const end = newline === -1 ? chunk.length : newline;
-          const piece = chunk.subarray(start, end);
-          if (dropping) {
-            keepTail(piece);
-          } else if (size + piece.length > this.#limit) {
-            dropping = true;
-            tail = new Uint8Array(0);
-            head = concatBytes(parts, size).subarray(0, HEAD_BYTES);
-            if (head.length < HEAD_BYTES) {
-              head = concatBytes([head, piece.subarray(0, HEAD_BYTES - head.length)]);
-            }
-            for (const part of parts) keepTail(part);
-            keepTail(piece);
-            parts = [];
-          } else if (piece.length > 0) {
-            parts.push(piece.slice());
-          }
-          size += piece.length;
-          if (newline === -1) break;
-          if (dropping) {
-            this.#oversized(size, head, tail);
-          } else {
-            this.#deliver(parts, size);
-          }
-          parts = [];
-          size = 0;
-          dropping = false;
-          start = newline + 1;
+        for (const line of splitter.pushBytes(chunk)) {
+          if (line instanceof Uint8Array) this.#deliver(line);
+          else this.#oversized(line.size, line.head, line.tail);
         }
       }
     } catch { /* cancelled after exit */ }
   }
 
-  #deliver(parts: readonly Uint8Array[], size: number): void {
-    if (size === 0) return;
-    const bytes = parts.length === 1 ? parts[0]! : concatBytes(parts, size);
+  #deliver(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     const line = new TextDecoder().decode(bytes).replace(/\r$/, "");
     if (line.trim() === "") return;
     let message: JSONRPCMessage;

@@ -41,3 +41,28 @@ Deno.test("readLines emits or drops the unterminated last line", async () => {
     (error: unknown) => error instanceof LineTooLongError && error.limit === 1,
   );
 });
+
+Deno.test("LineSplitter skips an oversized line unbuffered and reports its size and ends", () => {
+  const splitter = new LineSplitter({
+    maxLineBytes: 4,
+    oversized: "skip",
+    headBytes: 2,
+    tailBytes: 3,
+  });
+  deepEqual(splitter.pushBytes(bytes("ok\n0123")), [bytes("ok")]);
+  deepEqual(splitter.pushBytes(bytes("456")), []);
+  deepEqual(splitter.pushBytes(bytes("789\nfine\n")), [
+    { size: 10, head: bytes("01"), tail: bytes("789") },
+    bytes("fine"),
+  ]);
+  deepEqual(splitter.pushBytes(bytes("abcdefg")), []);
+  deepEqual(splitter.endBytes(), { size: 7, head: bytes("ab"), tail: bytes("efg") });
+  equal(splitter.endBytes(), undefined);
+});
+
+Deno.test("LineSplitter.push leaves skipped lines out of the text", () => {
+  const splitter = new LineSplitter({ maxLineBytes: 2, oversized: "skip" });
+  deepEqual(splitter.push(bytes("a\nlong\nb\n")), ["a", "b"]);
+  splitter.push(bytes("long"));
+  equal(splitter.end(), undefined);
+});
