@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readLines } from "../core/lines.ts";
 import { type ClientApp, type ClientConnection, ndJsonStream } from "@agentclientprotocol/sdk";
 import { denoCommand } from "./_deno_command.ts";
 
@@ -39,18 +40,8 @@ export interface AgentProcess extends AsyncDisposable {
   close(): Promise<Deno.CommandStatus>;
 }
 
-async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of stream) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let index: number;
-    while ((index = buffer.indexOf("\n")) >= 0) {
-      onLine(buffer.slice(0, index));
-      buffer = buffer.slice(index + 1);
-    }
-  }
-  if (buffer !== "") onLine(buffer);
+async function forEachLine(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
+  for await (const line of readLines(stream)) onLine(line);
 }
 
 /**
@@ -88,11 +79,11 @@ export function spawnAgentProcess(
     stderr: inheritStderr ? "inherit" : "piped",
   }).spawn();
   const [forClient, forFrames] = child.stdout.tee();
-  const framesDone = readLines(forFrames, onFrame ?? (() => {}));
+  const framesDone = forEachLine(forFrames, onFrame ?? (() => {}));
   let errText = "";
   const errDone = inheritStderr
     ? Promise.resolve()
-    : readLines(child.stderr, (line) => errText += line + "\n");
+    : forEachLine(child.stderr, (line) => errText += line + "\n");
   const connection = client.connect(ndJsonStream(child.stdin, forClient));
   let closing: Promise<Deno.CommandStatus> | undefined;
   async function close(): Promise<Deno.CommandStatus> {

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
+import { LineSplitter } from "../core/lines.ts";
 
 /** The largest frame the agent reads, in bytes without the newline (the SDK's default). */
 export const MAX_FRAME_BYTES: number = 32 * 1024 * 1024;
@@ -14,6 +16,7 @@ export const MAX_FRAME_BYTES: number = 32 * 1024 * 1024;
 const INVALID_REQUEST = -32600;
 /** How much of an oversized frame is kept to find its request id. */
 const HEAD_BYTES = 4096;
+const NEWLINE_BYTES = new Uint8Array([10]);
 
 const encoder = new TextEncoder();
 
@@ -125,16 +128,6 @@ export function oversizedError(bytes: number, limit: number, head: Uint8Array): 
   return encoder.encode(JSON.stringify(error) + "\n");
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
-
 /**
  * Passes on whole NDJSON lines of at most `limit` bytes (each with its newline) and drops longer
  * ones without buffering them, calling `onOversized` once each has been read to its end.
@@ -150,47 +143,29 @@ export function boundFrames(
   onOversized: (bytes: number, head: Uint8Array) => void | Promise<void>,
 ): ReadableStream<Uint8Array> {
   const reader = input.getReader();
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  let dropping = false;
-  let head: Uint8Array = new Uint8Array();
+  const splitter = new LineSplitter({
+    maxLineBytes: limit,
+    oversized: "skip",
+    headBytes: HEAD_BYTES,
+  });
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) {
-          if (dropping) await onOversized(size, head);
-          else if (size > 0) controller.enqueue(concat(parts, size));
+          // An unterminated last line passes on as it is; a dropped one is reported.
+          const last = splitter.endBytes();
+          if (last instanceof Uint8Array) controller.enqueue(last);
+          else if (last !== undefined) await onOversized(last.size, last.head);
           controller.close();
           return;
         }
         let enqueued = false;
-        let start = 0;
-        while (start <= value.length) {
-          const newline = value.indexOf(10, start);
-          const end = newline < 0 ? value.length : newline;
-          const segment = value.subarray(start, end);
-          if (!dropping && size + segment.length > limit) {
-            dropping = true;
-            head = headOf(parts, segment);
-            parts = [];
-          }
-          if (dropping) size += segment.length;
-          else if (segment.length > 0) {
-            parts.push(segment.slice());
-            size += segment.length;
-          }
-          if (newline < 0) break;
-          if (dropping) await onOversized(size, head);
-          else {
-            parts.push(new Uint8Array([10]));
-            controller.enqueue(concat(parts, size + 1));
+        for (const line of splitter.pushBytes(value)) {
+          if (line instanceof Uint8Array) {
+            controller.enqueue(concatBytes([line, NEWLINE_BYTES]));
             enqueued = true;
-          }
-          parts = [];
-          size = 0;
-          dropping = false;
-          start = newline + 1;
+          } else await onOversized(line.size, line.head);
         }
         if (enqueued) return;
       }
@@ -199,16 +174,4 @@ export function boundFrames(
       return reader.cancel(reason);
     },
   });
-}
-
-function headOf(parts: readonly Uint8Array[], segment: Uint8Array): Uint8Array {
-  const out = new Uint8Array(HEAD_BYTES);
-  let at = 0;
-  for (const part of [...parts, segment]) {
-    if (at >= HEAD_BYTES) break;
-    const take = part.subarray(0, HEAD_BYTES - at);
-    out.set(take, at);
-    at += take.length;
-  }
-  return out.subarray(0, at);
 }

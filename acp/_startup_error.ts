@@ -5,11 +5,15 @@
  *
  * @module
  */
+import { readLines } from "../core/lines.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { initializeResponse } from "./initialize.ts";
 
 /** JSON-RPC "internal error": the agent cannot serve the request. */
 const STARTUP_ERROR_CODE = -32603;
+
+/** The longest request line read (the ACP SDK's frame limit). */
+const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
@@ -38,8 +42,6 @@ export async function serveStartupError(
 ): Promise<void> {
   const message = errorMessage(error);
   Deno.stderr.writeSync(encoder.encode(`[dsh] ERROR acp: ${message}\n`));
-  const decoder = new TextDecoder();
-  let buffer = "";
   const answer = async (line: string) => {
     let frame: unknown;
     try {
@@ -55,14 +57,8 @@ export async function serveStartupError(
       : { jsonrpc: "2.0", id, error: { code: STARTUP_ERROR_CODE, message } };
     await writeFrame(JSON.stringify(reply));
   };
-  for await (const chunk of input) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let index: number;
-    while ((index = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, index).trim();
-      buffer = buffer.slice(index + 1);
-      if (line !== "") await answer(line);
-    }
+  // Oversized lines are dropped unbuffered: no request that large is worth an answer here.
+  for await (const line of readLines(input, { maxLineBytes: MAX_LINE_BYTES, oversized: "skip" })) {
+    if (line.trim() !== "") await answer(line.trim());
   }
-  if (buffer.trim() !== "") await answer(buffer.trim());
 }

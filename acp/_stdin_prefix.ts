@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 
 /** The first line and a stream of everything after it. */
 export interface FirstLine {
@@ -33,7 +34,7 @@ export async function readFirstLine(
   for (;;) {
     const { value, done } = await reader.read();
     if (done) {
-      if (chunks.length > 0) line = new TextDecoder().decode(concat(chunks));
+      if (chunks.length > 0) line = new TextDecoder().decode(concatBytes(chunks));
       break;
     }
     const index = value.indexOf(10);
@@ -42,13 +43,13 @@ export async function readFirstLine(
       size += value.length;
       if (size > maxBytes) {
         // Too long to be an initialize request: the framer behind answers it.
-        leftover = concat(chunks);
+        leftover = concatBytes(chunks);
         break;
       }
       continue;
     }
     chunks.push(value.subarray(0, index));
-    line = new TextDecoder().decode(concat(chunks));
+    line = new TextDecoder().decode(concatBytes(chunks));
     leftover = value.subarray(index + 1);
     break;
   }
@@ -66,14 +67,4 @@ export async function readFirstLine(
     },
   });
   return { line, rest };
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
