@@ -148,7 +148,7 @@ export type {
   JobStatus,
 } from "./jobs/types.ts";
 export type { WithBackgroundOptions } from "./jobs/with_background.ts";
-export type { ToolFilter } from "./registry/tool_filter.ts";
+export type { ToolFilter } from "./tools/tool_filter.ts";
 export type { ToolRegistryOptions } from "./registry/tool_registry.ts";
 export type { ToolsContext } from "./registry/tools_plugin.ts";
 export type {

@@ -114,7 +114,7 @@ export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/js
 export type { Logger, LogLevel } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
 export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from "../mcp/config.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type { ToolsContext } from "../registry/tools_plugin.ts";
 export type {
   ApprovalOutcome,

@@ -64,7 +64,7 @@ export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_l
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type {
   ExecuteRequest,
   Guard,

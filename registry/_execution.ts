@@ -79,29 +79,6 @@ export function makeExecution(
   return Object.freeze(exec);
 }
 
-/** A controller aborted by the first of `sources`, with listeners removed by `release()`. */
-export function fuse(sources: readonly AbortSignal[]): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const aborted = sources.find((s) => s.aborted);
-  if (aborted !== undefined) {
-    controller.abort(aborted.reason);
-    return { signal: controller.signal, release() {} };
-  }
-  const listeners = sources.map((source) => {
-    const listener = () => controller.abort(source.reason);
-    source.addEventListener("abort", listener, { once: true });
-    return listener;
-  });
-  return {
-    signal: controller.signal,
-    release() {
-      for (let i = 0; i < sources.length; i++) {
-        sources[i]!.removeEventListener("abort", listeners[i]!);
-      }
-    },
-  };
-}
-
 /** Why `request` cannot be executed at all (no events are published for it), if it cannot. */
 export function checkRequest(request: ExecuteRequest): string | undefined {
   if (typeof request !== "object" || request === null) {

@@ -28,15 +28,15 @@ export {
   compilePermissionRules,
   globToRegExp,
   matchGlob,
-} from "./permission_rules.ts";
-export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
-export type { ToolFilter } from "./tool_filter.ts";
+} from "../tools/permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "../tools/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type {
   PermissionMatcher,
   PermissionRule,
   RuleDecision,
   RuleMatch,
-} from "./permission_rules.ts";
+} from "../tools/permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
 export type {
   ApprovalOutcome,

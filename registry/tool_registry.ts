@@ -11,8 +11,8 @@ import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts
 import type { AnyToolDefinition, ToolExecution } from "../tools/definition.ts";
 import { aroundView } from "./_around_view.ts";
 import { assertPositive, checkDefinition } from "./_checks.ts";
-import { ABANDONED, addDeadline, settle } from "./_deadline.ts";
-import { type CallState, checkRequest, fuse, makeExecution } from "./_execution.ts";
+import { ABANDONED, settle } from "./_deadline.ts";
+import { type CallState, checkRequest, makeExecution } from "./_execution.ts";
 import {
   aborted,
   abortedBeforeDispatch,
@@ -25,7 +25,7 @@ import {
 import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
 import type { ExecuteRequest, Guard, ToolOutcome, ToolRegistry } from "./types.ts";
-import { compileToolFilter, type ToolFilter } from "./tool_filter.ts";
+import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 
 /** The slice of `ctx.jobs` the registry uses for `background: true` definitions. */
 interface BackgroundWrapper {
@@ -117,7 +117,7 @@ class ToolRegistryService {
   readonly #defaultTimeoutMs: number | undefined;
   readonly #graceMs: number;
   #guards: readonly Guard[] = [];
-  readonly #lifetimes = new WeakMap<Context, AbortController>();
+  readonly #lifetimes = new WeakMap<Context, Lifetime>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
@@ -247,10 +247,10 @@ class ToolRegistryService {
     try {
       const lifetime = this.#lifetime(caller);
       // A signal that is not an AbortSignal is named by checkRequest() in #run.
-      const fused = copy?.signal instanceof AbortSignal ? fuse([copy.signal, lifetime]) : undefined;
-      return this.#run(copy, fused?.signal ?? lifetime).catch(failed).finally(() =>
-        fused?.release()
-      );
+      const signal = copy?.signal instanceof AbortSignal
+        ? lifetime.with(copy.signal)
+        : lifetime.signal;
+      return this.#run(copy, signal).catch(failed);
     } catch (error) {
       return Promise.resolve(failed(error));
     }
@@ -260,24 +260,21 @@ class ToolRegistryService {
    * A signal aborted when `caller`'s fiber is disposed (or restarts), so its running calls end
    * with `ABORTED` and later calls through its stale view with `ABORTED_BEFORE_DISPATCH`.
    */
-  #lifetime(caller: Context): AbortSignal {
+  #lifetime(caller: Context): Lifetime {
     const known = this.#lifetimes.get(caller);
-    if (known !== undefined) return known.signal;
+    if (known !== undefined) return known;
     const controller = new AbortController();
-    this.#lifetimes.set(caller, controller);
+    const lifetime = new Lifetime(controller.signal);
+    this.#lifetimes.set(caller, lifetime);
+    const reason = () =>
+      new DOMException("the fiber that started the call was disposed", "AbortError");
     try {
-      caller.effect(() => () => {
-        controller.abort(
-          new DOMException("the fiber that started the call was disposed", "AbortError"),
-        );
-      });
+      caller.effect(() => () => controller.abort(reason()));
     } catch {
       // The context is no longer active: its fiber is already gone.
-      controller.abort(
-        new DOMException("the fiber that started the call was disposed", "AbortError"),
-      );
+      controller.abort(reason());
     }
-    return controller.signal;
+    return lifetime;
   }
 
   async #run(request: ExecuteRequest, signal: AbortSignal): Promise<ToolOutcome> {
@@ -372,34 +369,31 @@ class ToolRegistryService {
   ): Promise<ToolOutcome> {
     const name = exec.name;
     const timeoutMs = definition.timeoutMs ?? this.#defaultTimeoutMs;
+    const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
     const sources = wrapperSignal === callerSignal ? [callerSignal] : [callerSignal, wrapperSignal];
-    let timeout: AbortController | undefined;
-    let cancelDeadline: (() => void) | undefined;
-    if (timeoutMs !== undefined) {
-      const controller = timeout = new AbortController();
-      cancelDeadline = addDeadline(timeoutMs, () =>
-        controller.abort(
-          new HarnessError("TOOL_TIMEOUT", `tool "${name}" timed out after ${timeoutMs} ms`),
-        ));
-      sources.push(controller.signal);
-    }
-    const fused = sources.length === 1 ? undefined : fuse(sources);
-    const signal = fused?.signal ?? callerSignal;
+    if (timeout !== undefined) sources.push(timeout);
+    const composed = sources.length > 1;
+    const signal = composed ? AbortSignal.any(sources) : callerSignal;
     const bodyExec = signal === exec.signal ? exec : Object.freeze({ ...exec, signal });
+    const timedOut = () =>
+      thrownOutcome(
+        new HarnessError("TOOL_TIMEOUT", `tool "${name}" timed out after ${timeoutMs} ms`),
+        state.deferred,
+      );
     let outcome: ToolOutcome;
     try {
       const returned = definition.execute(exec.arguments, bodyExec);
       const value = !isThenable(returned)
         ? returned
-        : state.abortable || fused !== undefined
+        : state.abortable || composed
         ? await settle(Promise.resolve(returned), signal, {
           name,
           graceMs: this.#graceMs,
           logger: this.#ctx.logger,
         })
         : await returned;
-      if (timeout?.signal.aborted) {
-        outcome = thrownOutcome(timeout.signal.reason, state.deferred);
+      if (timeout?.aborted) {
+        outcome = timedOut();
       } else if (value === ABANDONED) {
         state.abandoned = true;
         outcome = callerSignal.aborted
@@ -421,8 +415,8 @@ class ToolRegistryService {
         }
       }
     } catch (error) {
-      if (timeout?.signal.aborted) {
-        outcome = thrownOutcome(timeout.signal.reason, state.deferred);
+      if (timeout?.aborted) {
+        outcome = timedOut();
       } else if (callerSignal.aborted && (error === callerSignal.reason || isAbortError(error))) {
         outcome = aborted(state.deferred);
       } else {
@@ -430,8 +424,6 @@ class ToolRegistryService {
       }
     } finally {
       state.settled = true;
-      cancelDeadline?.();
-      fused?.release();
     }
     state.bodyOutcome = outcome;
     return outcome;
@@ -460,6 +452,29 @@ class ToolRegistryService {
     state.published = true;
     if (this.#ctx.listenerCount("tools/result") > 0) this.#ctx.emit("tools/result", exec, outcome);
     return outcome;
+  }
+}
+
+/**
+ * The signal of one caller's fiber, and its composition with caller signals: one
+ * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
+ */
+class Lifetime {
+  readonly signal: AbortSignal;
+  readonly #composed = new WeakMap<AbortSignal, AbortSignal>();
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
+  }
+
+  /** `AbortSignal.any([signal, this.signal])`, shared by every call with the same `signal`. */
+  with(signal: AbortSignal): AbortSignal {
+    let composed = this.#composed.get(signal);
+    if (composed === undefined) {
+      composed = AbortSignal.any([signal, this.signal]);
+      this.#composed.set(signal, composed);
+    }
+    return composed;
   }
 }
 

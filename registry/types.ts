@@ -15,7 +15,7 @@ import type {
   JsonSchema,
   ToolExecution,
 } from "../tools/definition.ts";
-import type { ToolFilter } from "./tool_filter.ts";
+import type { ToolFilter } from "../tools/tool_filter.ts";
 
 /** Error codes a result may carry. */
 export type ToolErrorCode =
@@ -93,7 +93,7 @@ export type Guard = (exec: ToolExecution) => string | undefined;
 
 /** The view an around-dispatch wrapper gets: frozen identity plus a replaceable `signal`. */
 export interface AroundExecution extends Omit<ToolExecution, "signal"> {
-  /** The only mutable field; the caller's signal is fused back in before the body. */
+  /** The only mutable field; the body gets `AbortSignal.any` of it and the caller's signal. */
   signal: AbortSignal;
 }
 

@@ -84,7 +84,7 @@ export type { Fiber, FiberState } from "../core/fiber.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type { ToolsContext } from "../registry/tools_plugin.ts";
 export type {
   ApprovalOutcome,
