@@ -41,7 +41,7 @@
  * @module
  */
 export { CodeRunFailedError } from "./code_run_failed_error.ts";
-export { CODE_MODE_PROMPT_HOOK, codeModePlugin } from "./plugin.ts";
+export { CODE_MODE_PROMPT_HOOK, codeModePlugin, codeModeRoute } from "./plugin.ts";
 export type { CodeModeConfig } from "./plugin.ts";
 export { createRunCodeTool, EMPTY_RUN_TEXT, formatRunOutput } from "./run_code.ts";
 export type { RunCodeArgs, RunCodeOptions } from "./run_code.ts";

@@ -8,6 +8,7 @@
 import type { Context, Plugin } from "../core/context.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
+import { backgroundLayer } from "./background_layer.ts";
 import { JobService } from "./job_service.ts";
 import type { JobServiceOptions } from "./types.ts";
 import { cleanupSpillFiles, spillPolicy, type SpillPolicyOptions } from "./spill_policy.ts";
@@ -64,6 +65,8 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
       inject: ["tools"],
       apply(tools: Context): void {
         const registry = tools.get<ToolRegistry>("tools")!;
+        // Background mode, once: every later `background: true` tool gets `run_in_background`.
+        registry.use(backgroundLayer(jobs, ctx.logger));
         for (const tool of jobTools(jobs, options)) registry.register(tool);
       },
     });

@@ -6,10 +6,15 @@
  */
 import type { ContentBlock } from "../tools/content.ts";
 import { contentText } from "../tools/content.ts";
-import type { JsonObject } from "../core/json.ts";
+import { isJsonSnapshot, type JsonObject, snapshotJson } from "../core/json.ts";
 import type { ToolCallView } from "../tools/views.ts";
-import type { ExecuteReturn, ToolDefinition, ToolExecution } from "../tools/definition.ts";
-import type { JobControl, JobStartOptions } from "./types.ts";
+import type {
+  BackgroundJob,
+  ExecuteReturn,
+  ToolDefinition,
+  ToolExecution,
+} from "../tools/definition.ts";
+import type { JobStartOptions } from "./types.ts";
 
 /** What {@linkcode withBackground} needs from the jobs service. */
 export interface JobStarter {
@@ -27,7 +32,6 @@ export interface WithBackgroundOptions<Args> {
 export const RUN_IN_BACKGROUND = "run_in_background";
 
 const WRAPPED: unique symbol = Symbol("dsh.jobs.withBackground");
-const EXECUTIONS = new WeakMap<ToolExecution, JobControl>();
 const PARAMETER = {
   type: "boolean",
   description:
@@ -35,9 +39,9 @@ const PARAMETER = {
 } as const;
 
 /**
- * The job a body is running as, or `undefined` in the foreground. A process-spawning body
- * registers its child with it so a kill takes the whole tree down:
- * `jobOf(exec)?.trackProcess(child.pid, { group: true })`.
+ * The job a body is running as (`exec.job`), or `undefined` in the foreground. A
+ * process-spawning body registers its child with it so a kill takes the whole tree down:
+ * `exec.job?.trackProcess(child.pid, { group: true })`.
  *
  * @param exec The execution the body received.
  * @returns The job control, in background mode.
@@ -49,8 +53,8 @@ const PARAMETER = {
  * equal(jobOf({} as never), undefined);
  * ```
  */
-export function jobOf(exec: ToolExecution): JobControl | undefined {
-  return EXECUTIONS.get(exec);
+export function jobOf(exec: ToolExecution): BackgroundJob | undefined {
+  return exec.job;
 }
 
 function defaultLabel(args: unknown): string {
@@ -68,13 +72,26 @@ function defaultLabel(args: unknown): string {
   return label.length > 200 ? `${label.slice(0, 199)}…` : label;
 }
 
-function split(args: unknown): { background: boolean; rest: unknown } {
+interface Split {
+  readonly background: boolean;
+  readonly rest: unknown;
+}
+
+/** Splits of frozen snapshots, kept so the tool's own validation memory sees one `rest` per call. */
+const SPLITS = new WeakMap<object, Split>();
+
+function split(args: unknown): Split {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { background: false, rest: args };
   }
-  const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
   if (!(RUN_IN_BACKGROUND in args)) return { background: false, rest: args };
-  return { background: flag === true, rest };
+  const known = SPLITS.get(args);
+  if (known !== undefined) return known;
+  const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
+  if (!isJsonSnapshot(args)) return { background: flag === true, rest };
+  const fresh = { background: flag === true, rest: snapshotJson(rest) };
+  SPLITS.set(args, fresh);
+  return fresh;
 }
 
 function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefined {
@@ -99,7 +116,7 @@ function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefine
  * runs as a job of kind `<tool name>` owned by `exec.agent`, with a job-owned signal (an outer
  * cancel does not kill it) and `exec.output` writing into the job's output; its returned text is
  * appended to that output when it settles (so a body that streamed everything should return only
- * what is new, for example exit markers; `jobOf(exec)` tells it which mode it is in). Deferred
+ * what is new, for example exit markers; `exec.job` tells it which mode it is in). Deferred
  * contexts are injected into the owner when the job settles. Wrapping twice returns the same
  * definition.
  *
@@ -189,8 +206,8 @@ export function withBackground<Args>(
           signal: job.signal,
           output,
           deferContext: (content) => void deferred.push(content),
+          job,
         };
-        EXECUTIONS.set(jobExec, job);
         try {
           const returned = await execute(rest as Args, jobExec);
           const text = contentText("content" in returned ? returned.content : returned);
@@ -240,6 +257,8 @@ export function withBackground<Args>(
       return background ? undefined : presentResult(rest as Args, result);
     };
   }
+  const validate = definition.validate;
+  if (validate !== undefined) wrapped.validate = (args: unknown) => validate(split(args).rest);
   if (isConcurrencySafe !== undefined) {
     wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest as Args);
   }

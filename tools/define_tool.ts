@@ -4,7 +4,9 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
+import { ASYNC, INVALID, rememberValidation } from "./_args_memo.ts";
 import type {
+  ArgsValidation,
   ExecuteReturn,
   JsonSchema,
   ToolDefinition,
@@ -210,7 +212,9 @@ export function defineTool<const P extends ToolParameters>(
     );
   }
   type Args = ToolArgs<P>;
-  const { parse, parseSoft, schema, spec } = compileParameters(name, options);
+  const { parse, parseSoft, validate, schema, spec } = rememberValidation(
+    compileParameters(name, options),
+  );
 
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
@@ -219,6 +223,7 @@ export function defineTool<const P extends ToolParameters>(
     description,
     parameters: schema,
     spec: spec as DefinedTool<P>["spec"],
+    validate,
     execute: function validatedExecute(args: unknown, exec: ToolExecution) {
       const parsed = parse(args);
       if (!isThenable(parsed)) return execute.call(options, parsed as Args, exec);
@@ -260,8 +265,6 @@ export function defineTool<const P extends ToolParameters>(
   return Object.freeze(definition);
 }
 
-const INVALID: unique symbol = Symbol("invalid");
-
 interface CompiledParameters {
   /** The model-facing JSON Schema. */
   readonly schema: JsonSchema;
@@ -269,8 +272,8 @@ interface CompiledParameters {
   readonly spec: ParametersSpec | undefined;
   /** The arguments `execute` receives; throws (or rejects with) {@linkcode ToolArgsError}. */
   parse(args: unknown): unknown;
-  /** The arguments presenters receive, or `INVALID` (also for an asynchronous schema). */
-  parseSoft(args: unknown): unknown;
+  /** The soft check (an asynchronous schema is not ok: it is checked when the tool runs). */
+  check(args: unknown): ArgsValidation;
 }
 
 function compileParameters(
@@ -295,7 +298,10 @@ function compileParameters(
         if (violations.length > 0) throw new ToolArgsError(violations);
         return args;
       },
-      parseSoft: (args) => validate(args).length === 0 ? args : INVALID,
+      check(args) {
+        const violations = validate(args);
+        return violations.length === 0 ? { ok: true, args } : { ok: false, violations };
+      },
     };
   }
   const schema = jsonSchema === undefined
@@ -313,9 +319,11 @@ function compileParameters(
       const result = validate(args);
       return isThenable(result) ? result.then((r) => unwrap(r, args)) : unwrap(result, args);
     },
-    parseSoft(args) {
+    check(args) {
       const result = validate(args);
-      return isThenable(result) || result.issues ? INVALID : result.value;
+      if (isThenable(result)) return ASYNC;
+      if (result.issues) return { ok: false, violations: standardViolations(result.issues, args) };
+      return { ok: true, args: result.value };
     },
   };
 }
