@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { JsonValue } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type {
   AgentHandle,
