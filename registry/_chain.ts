@@ -23,7 +23,10 @@ export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
-/** hono:src/compose.ts: step `i` gets `next = (signal?) => dispatch(i + 1, signal)`. */
+/**
+ * hono:src/compose.ts: step `i` gets `next = (signal?) => dispatch(i + 1, signal)`. With no steps
+ * the inner run is called straight through.
+ */
 export function compose(steps: readonly Step[], inner: Run): Run {
   if (steps.length === 0) return inner;
   return (call, signal) => {
@@ -55,20 +58,45 @@ export interface ChainShape {
   readonly post: boolean;
 }
 
-/** The steps of one shape around plugin layers. */
-export function chainSteps(
+/** The chain of one shape around plugin layers (`inner` is the body step). */
+export function buildChain(
   host: ChainHost,
   shape: ChainShape,
-  route: readonly Step[],
-  body: readonly Step[],
-): Step[] {
-  const steps: Step[] = [...route, abortCheck];
-  if (shape.post) steps.push(postStep(host.ctx));
-  steps.push(unknownCheck);
+  layers: { readonly route: readonly Step[]; readonly body: readonly Step[] },
+  inner: Run,
+): Run {
+  const { route, body } = layers;
+  const steps: Step[] = [...route];
+  if (!shape.post) {
+    // The unknown-name and pre-abort checks need no step of their own: no post-execute between.
+    const rest = compose([
+      ...(shape.policy ? [policyStep(host)] : []),
+      ...(shape.around ? [aroundStep(host.ctx)] : []),
+      ...(body.length > 0 ? [abortSuccess, ...body] : []),
+    ], inner);
+    return compose(steps, gate(rest));
+  }
+  steps.push(abortCheck, postStep(host.ctx), unknownCheck);
   if (shape.policy) steps.push(policyStep(host));
   if (shape.around) steps.push(aroundStep(host.ctx));
   if (body.length > 0) steps.push(abortSuccess, ...body);
-  return steps;
+  return compose(steps, inner);
+}
+
+/** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */
+function gate(run: Run): Run {
+  return (call, signal) => {
+    if (call.definition === undefined) return Promise.resolve(unknownTool(call.name));
+    if (call.signal.aborted) return Promise.resolve(abortedBeforeDispatch());
+    return run(call, signal);
+  };
+}
+
+function unknownTool(name: string): ToolOutcome {
+  return errorOutcome(`unknown tool "${name}"`, {
+    code: "UNKNOWN_TOOL",
+    name: "ToolNotFoundError",
+  });
 }
 
 /** Step 2: a known tool called with an aborted signal gets `ABORTED_BEFORE_DISPATCH`, no policy. */
@@ -79,12 +107,7 @@ const abortCheck: Step = (call, next) =>
 
 /** Step 1's unknown name; it still reaches post-execute. */
 const unknownCheck: Step = (call, next) =>
-  call.definition !== undefined ? next() : Promise.resolve(
-    errorOutcome(`unknown tool "${call.name}"`, {
-      code: "UNKNOWN_TOOL",
-      name: "ToolNotFoundError",
-    }),
-  );
+  call.definition !== undefined ? next() : Promise.resolve(unknownTool(call.name));
 
 /** Steps 3–5: pre-execute with approval, guards, and the abort re-check. */
 function policyStep(host: ChainHost): Step {

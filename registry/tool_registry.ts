@@ -17,7 +17,7 @@ import {
 } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { runBody } from "./_body.ts";
-import { chainSteps, compose, type Run, type Step } from "./_chain.ts";
+import { buildChain, type Run, type Step } from "./_chain.ts";
 import { assertPositive, checkDefinition } from "./_checks.ts";
 import { checkRequest, readRequest } from "./_execution.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
@@ -111,8 +111,8 @@ class ToolRegistryService {
   #layers: readonly ToolLayer[] = [];
   /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
   readonly #chains = new Map<number, Run>();
-  /** Root call ids by token, for sub-calls (`parent`). */
-  readonly #roots = new WeakMap<symbol, string>();
+  /** Root call ids of running calls by token, for their sub-calls (`parent`). */
+  readonly #roots = new Map<symbol, string>();
   readonly #lifetimes = new WeakMap<Context, Lifetime>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
@@ -280,7 +280,6 @@ class ToolRegistryService {
       ctx: this.#ctx,
     });
     call.rejected = rejected;
-    this.#roots.set(call.token, call.rootCallId);
     return call;
   }
 
@@ -320,6 +319,7 @@ class ToolRegistryService {
     }
     call.started = true;
     if (call.rejected !== undefined) return Promise.resolve(this.#publish(call, call.rejected));
+    this.#roots.set(call.token, call.rootCallId);
     let running: Promise<ToolOutcome>;
     try {
       running = this.#chain()(call, call.signal);
@@ -330,10 +330,7 @@ class ToolRegistryService {
       (outcome) => this.#publish(call, outcome),
       // Outer normalization (step 8): a pipeline throw is final.
       (error) => this.#publish(call, thrownOutcome(error, call.deferred)),
-    ).catch((error) => {
-      this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);
-      return errorOutcome(`tool execution failed: ${errorMessage(error)}`);
-    });
+    );
   }
 
   /** The chain for the current listeners and layers (composed once per shape and layer set). */
@@ -357,8 +354,10 @@ class ToolRegistryService {
         abortSuccess: body.length === 0,
       };
       const host = { ctx, guards: () => this.#guards };
-      run = compose(
-        chainSteps(host, { policy, around, post }, route, body),
+      run = buildChain(
+        host,
+        { policy, around, post },
+        { route, body },
         (call, signal) => runBody(call, signal, options),
       );
       this.#chains.set(key, run);
@@ -383,7 +382,9 @@ class ToolRegistryService {
     return lifetime;
   }
 
+  /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
   #publish(call: CallRecord, outcome: ToolOutcome): ToolOutcome {
+    this.#roots.delete(call.token);
     call.settled = true;
     call.outcome = outcome;
     if (this.#ctx.listenerCount("tools/result") > 0) {
