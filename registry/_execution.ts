@@ -1,5 +1,6 @@
 /**
- * Reading and checking an execution request (private to registry/).
+ * Reading and checking an execution request, and the caller lifetime its signal joins (private
+ * to registry/).
  *
  * @module
  */
@@ -45,4 +46,35 @@ export function readRequest(request: ExecuteRequest): ExecuteRequest {
   if (mode !== undefined) copy.mode = mode;
   if (onOutput !== undefined) copy.onOutput = onOutput;
   return copy;
+}
+
+/**
+ * The signal of one caller's fiber, and its composition with caller signals: one
+ * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
+ */
+export class Lifetime {
+  readonly signal: AbortSignal;
+  readonly #composed = new WeakMap<AbortSignal, AbortSignal>();
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
+  }
+
+  /** `AbortSignal.any([signal, this.signal])`, shared by every call with the same `signal`. */
+  with(signal: AbortSignal): AbortSignal {
+    let composed = this.#composed.get(signal);
+    if (composed === undefined) {
+      composed = AbortSignal.any([signal, this.signal]);
+      this.#composed.set(signal, composed);
+    }
+    return composed;
+  }
+}
+
+/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
+export function checkScope(action: string, scope: unknown): string | undefined {
+  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
+  throw new TypeError(
+    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
+  );
 }

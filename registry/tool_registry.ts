@@ -19,7 +19,7 @@ import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { runBody } from "./_body.ts";
 import { buildChain, type Run, type Step } from "./_chain.ts";
 import { assertPositive, checkDefinition } from "./_checks.ts";
-import { checkRequest, readRequest } from "./_execution.ts";
+import { checkRequest, checkScope, Lifetime, readRequest } from "./_execution.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
 import { CallRecord, type ToolCall } from "./tool_call.ts";
 import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
@@ -392,35 +392,4 @@ class ToolRegistryService {
     }
     return outcome;
   }
-}
-
-/**
- * The signal of one caller's fiber, and its composition with caller signals: one
- * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
- */
-class Lifetime {
-  readonly signal: AbortSignal;
-  readonly #composed = new WeakMap<AbortSignal, AbortSignal>();
-
-  constructor(signal: AbortSignal) {
-    this.signal = signal;
-  }
-
-  /** `AbortSignal.any([signal, this.signal])`, shared by every call with the same `signal`. */
-  with(signal: AbortSignal): AbortSignal {
-    let composed = this.#composed.get(signal);
-    if (composed === undefined) {
-      composed = AbortSignal.any([signal, this.signal]);
-      this.#composed.set(signal, composed);
-    }
-    return composed;
-  }
-}
-
-/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
-function checkScope(action: string, scope: unknown): string | undefined {
-  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
-  throw new TypeError(
-    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
-  );
 }
