@@ -79,6 +79,8 @@ export type {
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,
@@ -93,16 +95,19 @@ export { HarnessError } from "./core/errors.ts";
 export type { JsonValue } from "./core/json.ts";
 export { createHarness } from "./registry/tools_plugin.ts";
 export type { CreateHarnessOptions } from "./registry/tools_plugin.ts";
+export type { ToolCall } from "./registry/tool_call.ts";
 export type {
   ApprovalService,
   AroundExecution,
   AroundWrapper,
   Guard,
+  Next,
   PostExecuteDecision,
   PostExecuteListener,
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,

@@ -65,10 +65,13 @@ export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_l
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { ToolFilter } from "../tools/tool_filter.ts";
+export type { ToolCall } from "../registry/tool_call.ts";
 export type {
   ExecuteRequest,
   Guard,
+  Next,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -78,6 +81,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -67,10 +67,13 @@ export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/js
 export type { Logger } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
 export type { ToolFilter } from "../tools/tool_filter.ts";
+export type { ToolCall } from "../registry/tool_call.ts";
 export type {
   ExecuteRequest,
   Guard,
+  Next,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -80,6 +83,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -38,6 +38,7 @@ export type {
   RuleMatch,
 } from "../tools/permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
+export type { ToolCall } from "./tool_call.ts";
 export type {
   ApprovalOutcome,
   ApprovalService,
@@ -45,12 +46,14 @@ export type {
   AroundWrapper,
   ExecuteRequest,
   Guard,
+  Next,
   PostExecuteDecision,
   PostExecuteListener,
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -67,6 +70,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -41,7 +41,7 @@ export interface ToolOutcome {
     readonly name?: string;
   };
   /** Context the loop appends after this result (tool-deferred first, then post-execute's). */
-  readonly additionalContexts?: Contexts;
+  readonly additionalContexts?: readonly (readonly ContentBlock[])[];
 }
 
 /** Message of `ABORTED_BEFORE_DISPATCH`. */
