@@ -49,6 +49,10 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
     ctx.effect(() => () => jobs.dispose());
     ctx.on("agent/disposed", (agent: AgentHandle) => jobs.disposeOwner(agent.sessionId));
     if (options.spill !== false) ctx.on("tools/post-execute", spillPolicy(options.spill ?? {}));
+    // Background mode, once, before anything awaits: a plugin applied right after this one
+    // (bash) registers its `background: true` tool with `run_in_background` already on offer.
+    const layer = backgroundLayer(jobs, ctx.logger);
+    let installed = ctx.get<ToolRegistry>("tools")?.use(layer) !== undefined;
     const maxAgeMs = options.maxFileAgeMs ?? 7 * 24 * 3600 * 1000;
     const dirs = [options.spillDir, options.spill ? options.spill.dir : undefined];
     await Promise.all(
@@ -65,8 +69,7 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
       inject: ["tools"],
       apply(tools: Context): void {
         const registry = tools.get<ToolRegistry>("tools")!;
-        // Background mode, once: every later `background: true` tool gets `run_in_background`.
-        registry.use(backgroundLayer(jobs, ctx.logger));
+        if (!installed) installed = registry.use(layer) !== undefined;
         for (const tool of jobTools(jobs, options)) registry.register(tool);
       },
     });
