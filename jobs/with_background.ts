@@ -173,63 +173,10 @@ export function withBackground<Args>(
     );
   }
   const label = options.label ?? defaultLabel;
-  const { execute, presentCall, presentResult, isConcurrencySafe } = definition;
+  const { presentCall, presentResult, isConcurrencySafe } = definition;
 
-  async function backgroundExecute(args: Args, exec: ToolExecution): Promise<ExecuteReturn> {
-    const { background, rest } = split(args);
-    if (!background) return await execute(rest as Args, exec);
-    exec.signal.throwIfAborted();
-    const jobLabel = label(rest as Args);
-    const jobId = jobs.start({
-      kind: definition.name,
-      label: jobLabel,
-      ...(exec.agent !== undefined ? { owner: exec.agent } : {}),
-      run: async (job) => {
-        const deferred: (readonly ContentBlock[])[] = [];
-        let endsWithNewline = true;
-        const output = {
-          write(chunk: string | Uint8Array): void {
-            if (chunk.length === 0) return;
-            endsWithNewline = typeof chunk === "string"
-              ? chunk.endsWith("\n")
-              : chunk.at(-1) === 10;
-            job.output.write(chunk);
-          },
-        };
-        const jobExec: ToolExecution = {
-          callId: exec.callId,
-          name: exec.name,
-          arguments: exec.arguments,
-          ...(exec.agent !== undefined ? { agent: exec.agent } : {}),
-          token: exec.token,
-          ...(exec.parent !== undefined ? { parent: exec.parent } : {}),
-          signal: job.signal,
-          output,
-          deferContext: (content) => void deferred.push(content),
-          job,
-        };
-        try {
-          const returned = await execute(rest as Args, jobExec);
-          const text = contentText("content" in returned ? returned.content : returned);
-          if (text !== "") output.write(endsWithNewline ? text : `\n${text}`);
-        } finally {
-          for (const content of deferred) {
-            try {
-              exec.agent?.inject(content, { source: { kind: "plugin", plugin: "jobs" } });
-            } catch { /* the owner is gone */ }
-          }
-        }
-      },
-    });
-    return {
-      content: [{
-        type: "text",
-        text:
-          `started background job ${jobId} (${definition.name}: ${jobLabel}). It keeps running after this call; read its output with job_output (job_id "${jobId}") and stop it with job_kill. A notice arrives when it finishes.`,
-      }],
-      meta: { kind: "background", jobId },
-    };
-  }
+  const backgroundExecute = (args: Args, exec: ToolExecution): Promise<ExecuteReturn> =>
+    runMaybeInBackground(definition, jobs, label, args, exec);
 
   const wrapped: Record<string | symbol, unknown> = {
     ...definition,
@@ -263,4 +210,67 @@ export function withBackground<Args>(
     wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest as Args);
   }
   return Object.freeze(wrapped) as unknown as ToolDefinition<Args>;
+}
+
+/** The wrapped body: the foreground call as is, or a job started with the body as its producer. */
+async function runMaybeInBackground<Args>(
+  definition: ToolDefinition<Args>,
+  jobs: JobStarter,
+  label: (args: Args) => string,
+  args: Args,
+  exec: ToolExecution,
+): Promise<ExecuteReturn> {
+  const execute = definition.execute;
+  const { background, rest } = split(args);
+  if (!background) return await execute(rest as Args, exec);
+  exec.signal.throwIfAborted();
+  const jobLabel = label(rest as Args);
+  const jobId = jobs.start({
+    kind: definition.name,
+    label: jobLabel,
+    ...(exec.agent !== undefined ? { owner: exec.agent } : {}),
+    run: async (job) => {
+      const deferred: (readonly ContentBlock[])[] = [];
+      let endsWithNewline = true;
+      const output = {
+        write(chunk: string | Uint8Array): void {
+          if (chunk.length === 0) return;
+          endsWithNewline = typeof chunk === "string" ? chunk.endsWith("\n") : chunk.at(-1) === 10;
+          job.output.write(chunk);
+        },
+      };
+      // The body learns its job from `exec.job` (no side channel); the signal is the job's own.
+      const jobExec: ToolExecution = {
+        callId: exec.callId,
+        name: exec.name,
+        arguments: exec.arguments,
+        ...(exec.agent !== undefined ? { agent: exec.agent } : {}),
+        token: exec.token,
+        ...(exec.parent !== undefined ? { parent: exec.parent } : {}),
+        signal: job.signal,
+        output,
+        deferContext: (content) => void deferred.push(content),
+        job,
+      };
+      try {
+        const returned = await execute(rest as Args, jobExec);
+        const text = contentText("content" in returned ? returned.content : returned);
+        if (text !== "") output.write(endsWithNewline ? text : `\n${text}`);
+      } finally {
+        for (const content of deferred) {
+          try {
+            exec.agent?.inject(content, { source: { kind: "plugin", plugin: "jobs" } });
+          } catch { /* the owner is gone */ }
+        }
+      }
+    },
+  });
+  return {
+    content: [{
+      type: "text",
+      text:
+        `started background job ${jobId} (${definition.name}: ${jobLabel}). It keeps running after this call; read its output with job_output (job_id "${jobId}") and stop it with job_kill. A notice arrives when it finishes.`,
+    }],
+    meta: { kind: "background", jobId },
+  };
 }
