@@ -41,26 +41,25 @@ export async function runBody(
   const timeoutMs = definition.timeoutMs ?? options.defaultTimeoutMs;
   const callerSignal = call.signal;
   const timeout = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
-  const sources = wrapperSignal === callerSignal ? [callerSignal] : [callerSignal, wrapperSignal];
-  if (timeout !== undefined) sources.push(timeout);
-  const signal = sources.length > 1 ? AbortSignal.any(sources) : callerSignal;
-  const exec = signal === callerSignal ? call.exec : Object.freeze({ ...call.exec, signal });
-  const timedOut = () =>
-    thrownOutcome(
-      new HarnessError("TOOL_TIMEOUT", `tool "${name}" timed out after ${timeoutMs} ms`),
-      call.deferred,
-    );
+  let signal = callerSignal;
+  if (timeout !== undefined || wrapperSignal !== callerSignal) {
+    const sources = wrapperSignal === callerSignal ? [callerSignal] : [callerSignal, wrapperSignal];
+    if (timeout !== undefined) sources.push(timeout);
+    signal = AbortSignal.any(sources);
+  }
+  const composed = signal !== callerSignal;
+  const exec = composed ? Object.freeze({ ...call.exec, signal }) : call.exec;
   call.started = true;
   let outcome: ToolOutcome;
   try {
     const returned = definition.execute(call.arguments, exec);
     const value = !isThenable(returned)
       ? returned
-      : call.abortable || sources.length > 1
+      : call.abortable || composed
       ? await settle(Promise.resolve(returned), signal, name, options)
       : await returned;
     if (timeout?.aborted) {
-      outcome = timedOut();
+      outcome = timedOut(call, timeoutMs!);
     } else if (value === ABANDONED) {
       call.abandoned = true;
       outcome = callerSignal.aborted
@@ -82,7 +81,7 @@ export async function runBody(
     }
   } catch (error) {
     if (timeout?.aborted) {
-      outcome = timedOut();
+      outcome = timedOut(call, timeoutMs!);
     } else if (callerSignal.aborted && (error === callerSignal.reason || isAbortError(error))) {
       outcome = aborted(call.deferred);
     } else {
@@ -92,6 +91,14 @@ export async function runBody(
     call.settled = true;
   }
   return outcome;
+}
+
+function timedOut(call: CallRecord, timeoutMs: number): ToolOutcome {
+  const error = new HarnessError(
+    "TOOL_TIMEOUT",
+    `tool "${call.name}" timed out after ${timeoutMs} ms`,
+  );
+  return thrownOutcome(error, call.deferred);
 }
 
 /** What {@linkcode settle} resolves to when the body outlived its grace period. */

@@ -42,7 +42,7 @@ export interface ToolCall {
   readonly arguments: JsonValue;
   /** The calling agent. */
   readonly agent?: AgentHandle;
-  /** A unique token (identity only). */
+  /** A unique token (identity only; its description is `rootCallId`, which sub-calls inherit). */
   readonly token: symbol;
   /** The enclosing call's token (Code Mode sub-calls). */
   readonly parent?: symbol;
@@ -112,12 +112,12 @@ export class CallRecord implements ToolCall {
     this.callId = request.callId;
     this.name = request.name;
     this.arguments = args;
-    this.token = Symbol(request.name);
+    this.rootCallId = init.rootCallId ?? request.callId;
+    this.token = Symbol(this.rootCallId);
     this.mode = request.mode ?? "native";
     this.definition = init.definition;
     this.signal = init.signal;
     this.abortable = request.signal !== undefined;
-    this.rootCallId = init.rootCallId ?? request.callId;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
     this.exec = execution(this, request.onOutput, init.ctx);

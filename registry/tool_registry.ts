@@ -111,8 +111,6 @@ class ToolRegistryService {
   #layers: readonly ToolLayer[] = [];
   /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
   readonly #chains = new Map<number, Run>();
-  /** Root call ids of running calls by token, for their sub-calls (`parent`). */
-  readonly #roots = new Map<symbol, string>();
   readonly #lifetimes = new WeakMap<Context, Lifetime>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
@@ -258,7 +256,8 @@ class ToolRegistryService {
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
     const definition = this.#table.resolve(copy.name, copy.agent?.sessionId)?.definition;
     const parent = copy.parent;
-    const rootCallId = parent === undefined ? undefined : this.#roots.get(parent);
+    // A token's description is its root call id, so a sub-call finds its root without a table.
+    const rootCallId = parent === undefined ? undefined : parent.description;
     let args: JsonValue = null;
     let rejected: ToolOutcome | undefined;
     try {
@@ -319,7 +318,6 @@ class ToolRegistryService {
     }
     call.started = true;
     if (call.rejected !== undefined) return Promise.resolve(this.#publish(call, call.rejected));
-    this.#roots.set(call.token, call.rootCallId);
     let running: Promise<ToolOutcome>;
     try {
       running = this.#chain()(call, call.signal);
@@ -384,7 +382,6 @@ class ToolRegistryService {
 
   /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
   #publish(call: CallRecord, outcome: ToolOutcome): ToolOutcome {
-    this.#roots.delete(call.token);
     call.settled = true;
     call.outcome = outcome;
     if (this.#ctx.listenerCount("tools/result") > 0) {
