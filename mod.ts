@@ -79,6 +79,8 @@ export type {
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,
@@ -93,16 +95,19 @@ export { HarnessError } from "./core/errors.ts";
 export type { JsonValue } from "./core/json.ts";
 export { createHarness } from "./registry/tools_plugin.ts";
 export type { CreateHarnessOptions } from "./registry/tools_plugin.ts";
+export type { ToolCall } from "./registry/tool_call.ts";
 export type {
   ApprovalService,
   AroundExecution,
   AroundWrapper,
   Guard,
+  Next,
   PostExecuteDecision,
   PostExecuteListener,
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -148,7 +153,7 @@ export type {
   JobStatus,
 } from "./jobs/types.ts";
 export type { WithBackgroundOptions } from "./jobs/with_background.ts";
-export type { ToolFilter } from "./registry/tool_filter.ts";
+export type { ToolFilter } from "./tools/tool_filter.ts";
 export type { ToolRegistryOptions } from "./registry/tool_registry.ts";
 export type { ToolsContext } from "./registry/tools_plugin.ts";
 export type {

@@ -32,8 +32,8 @@ import {
   type PermissionMatcher,
   type PermissionRule,
   type RuleDecision,
-} from "../registry/permission_rules.ts";
-import { checkToolFilter, type ToolFilter } from "../registry/tool_filter.ts";
+} from "../tools/permission_rules.ts";
+import { checkToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 
 export type { ConfigSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
@@ -56,7 +56,7 @@ export interface ModelConfig {
 }
 
 // One rule syntax (globs) for dsh.jsonc, the permission-gate example and tool masks.
-export type { PermissionRule, RuleDecision } from "../registry/permission_rules.ts";
+export type { PermissionRule, RuleDecision } from "../tools/permission_rules.ts";
 
 /** The whole configuration, defaults applied. */
 export interface AgentConfig {

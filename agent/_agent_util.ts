@@ -1,6 +1,7 @@
 /** Private: content snapshots and error shapes of the agent loop. */
 import { errorMessage } from "../core/error_message.ts";
-import type { JsonObject } from "../core/json.ts";
+import { type JsonObject, snapshotJson } from "../core/json.ts";
+import { errorOutcome } from "../tools/outcome.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { ToolOutcome } from "../registry/types.ts";
 import type { ArgumentsProblem } from "./_tool_arguments.ts";
@@ -11,16 +12,13 @@ export function textContent(content: string | readonly ContentBlock[]): ContentB
   return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
 }
 
-/** Detached JSON copy; throws TypeError for non-JSON content. */
+/** Detached, frozen lossless-JSON copy (`snapshotJson`); throws TypeError for non-JSON content. */
 export function snapshot(content: readonly ContentBlock[], what: string): ContentBlock[] {
-  let text: string | undefined;
   try {
-    text = JSON.stringify(content);
+    return snapshotJson(content) as unknown as ContentBlock[];
   } catch (error) {
     throw new TypeError(`Cannot ${what}: content is not JSON-serializable: ${errorMessage(error)}`);
   }
-  if (text === undefined) throw new TypeError(`Cannot ${what}: content is not JSON`);
-  return JSON.parse(text);
 }
 
 /** The INVALID_ARGS outcome of argument text that is not JSON or would not arrive unchanged. */
@@ -29,11 +27,7 @@ export function invalidArgs(name: string, raw: string, problem: ArgumentsProblem
   const message = problem.kind === "syntax"
     ? `invalid arguments: the arguments of tool "${name}" are not valid JSON (${problem.message}): received ${received}`
     : `invalid arguments: the arguments of tool "${name}" cannot be received exactly: ${problem.message}`;
-  return {
-    isError: true,
-    content: [{ type: "text", text: `Error: ${message}` }],
-    error: { message, code: INVALID_ARGS },
-  };
+  return errorOutcome(message, { code: INVALID_ARGS });
 }
 
 export function errorData(

@@ -1,17 +1,18 @@
 /** Runs one answer's tool calls: model-order starts, a bounded pool for safe calls, model-order commits. */
 import type { ToolOutcome } from "../registry/types.ts";
+import type { ToolCall } from "../registry/tool_call.ts";
 import type { ToolCallBlock } from "./model.ts";
 
 /** What the batch needs from the agent. */
 export interface BatchHooks {
-  /** Parses the raw arguments; an Error outcome instead means they are unusable. */
-  parse(call: ToolCallBlock): { args: unknown } | { outcome: ToolOutcome };
-  /** `isConcurrencySafe(name, args) === true`. */
-  isSafe(call: ToolCallBlock, args: unknown): boolean;
-  /** Appends `tool/call` (called right before the call starts). */
-  started(call: ToolCallBlock): void;
-  /** Runs the call through the registry; never throws. */
-  execute(call: ToolCallBlock, args: unknown): Promise<ToolOutcome>;
+  /** Parses the raw arguments into the registry's call; an Error outcome means they are unusable. */
+  parse(call: ToolCallBlock): { prepared: ToolCall } | { outcome: ToolOutcome };
+  /** Whether the call may overlap its siblings (`prepared.concurrencySafe`, computed once). */
+  isSafe(call: ToolCallBlock, prepared: ToolCall): boolean;
+  /** Appends `tool/call` (called right before the call starts; `prepared` is absent for unusable arguments). */
+  started(call: ToolCallBlock, prepared?: ToolCall): void;
+  /** Runs the prepared call through the registry; never throws. */
+  execute(call: ToolCallBlock, prepared: ToolCall): Promise<ToolOutcome>;
   /** Appends `tool/result` and the call's contexts (called in model order). */
   commit(call: ToolCallBlock, outcome: ToolOutcome): void;
 }
@@ -38,10 +39,10 @@ export async function runToolBatch(
   // A failing commit (the log could not be written) surfaces only after every started call
   // settled, so no body is left running behind the caller's back.
   let failure: { error: unknown } | undefined;
-  const start = (index: number, args: unknown): Promise<void> => {
+  const start = (index: number, prepared: ToolCall): Promise<void> => {
     const call = calls[index]!;
-    hooks.started(call);
-    return hooks.execute(call, args).then((outcome) => {
+    hooks.started(call, prepared);
+    return hooks.execute(call, prepared).then((outcome) => {
       outcomes[index] = outcome;
       commitReady();
     }).catch((error) => {
@@ -58,14 +59,14 @@ export async function runToolBatch(
       commitReady();
       continue;
     }
-    if (hooks.isSafe(call, parsed.args)) {
+    if (hooks.isSafe(call, parsed.prepared)) {
       while (running.size >= limit) await Promise.race(running);
-      const promise = start(index, parsed.args);
+      const promise = start(index, parsed.prepared);
       running.add(promise);
       promise.then(() => running.delete(promise));
     } else {
       await Promise.all(running);
-      await start(index, parsed.args);
+      await start(index, parsed.prepared);
     }
     if (failure) break;
   }

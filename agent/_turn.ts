@@ -6,7 +6,10 @@
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
+import { type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ToolMode, ToolOutcome } from "../registry/types.ts";
+import type { ToolCall } from "../registry/tool_call.ts";
+import { errorOutcome } from "../tools/outcome.ts";
 import type { Agent, AgentContext, CreateAgentOptions, PromptResult } from "./agent.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
@@ -48,16 +51,15 @@ export async function runSteps(
     if ("stop" in answer) return answer.stop;
     await runToolBatch(answer.calls, maxParallelToolCalls, {
       parse: (call) => {
-        if (call.arguments.trim() === "") return { args: {} };
-        const parsed = parseToolArguments(call.arguments);
-        return "args" in parsed
-          ? parsed
-          : { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
+        const parsed = call.arguments.trim() === ""
+          ? { args: EMPTY_ARGS }
+          : parseToolArguments(call.arguments);
+        if (!("args" in parsed)) {
+          return { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
+        }
+        return { prepared: prepareCall(host, call, parsed.args, { signal, mode: toolMode }) };
       },
-      isSafe: (call, args) =>
-        !signal.aborted && host.ctx.tools.isConcurrencySafe(call.name, args, {
-            scope: host.agent.sessionId,
-          }) === true,
+      isSafe: (_call, prepared) => !signal.aborted && prepared.concurrencySafe,
       started: (call) =>
         host.append("tool/call", {
           turn,
@@ -66,7 +68,7 @@ export async function runSteps(
           name: call.name,
           arguments: call.arguments,
         }),
-      execute: (call, args) => executeCall(host, call, args, { signal, mode: toolMode }),
+      execute: (_call, prepared) => executeCall(host, prepared),
       commit: (call, outcome) => commitResult(host, { turn, step }, call, outcome),
     });
     if (signal.aborted) return { stopReason: "cancelled" };
@@ -133,36 +135,38 @@ async function streamStep(
   return { calls };
 }
 
-/** Runs one call through the registry; never rejects. */
-async function executeCall(
+const EMPTY_ARGS: JsonValue = snapshotJson({});
+
+/** The registry's call for one model call: arguments (already a snapshot) taken as they are. */
+function prepareCall(
   host: TurnHost,
   call: ToolCallBlock,
-  args: unknown,
+  args: JsonValue,
   { signal, mode }: { readonly signal: AbortSignal; readonly mode: ToolMode },
-): Promise<ToolOutcome> {
+): ToolCall {
   const { ctx, agent } = host;
+  return ctx.tools.prepare({
+    callId: call.id,
+    name: call.name,
+    arguments: args,
+    signal,
+    agent,
+    mode,
+    onOutput: (chunk) =>
+      ctx.emit(
+        "tool/output",
+        { sessionId: agent.sessionId, callId: call.id, chunk } as never,
+      ),
+  });
+}
+
+/** Runs one prepared call through the registry; never rejects. */
+async function executeCall(host: TurnHost, prepared: ToolCall): Promise<ToolOutcome> {
   try {
-    return await ctx.tools.execute({
-      callId: call.id,
-      name: call.name,
-      arguments: args,
-      signal,
-      agent,
-      mode,
-      onOutput: (chunk) =>
-        ctx.emit(
-          "tool/output",
-          { sessionId: agent.sessionId, callId: call.id, chunk } as never,
-        ),
-    });
+    return await host.ctx.tools.execute(prepared);
   } catch (error) {
     // The registry never throws; this keeps the call/result pairing if one does.
-    const message = errorMessage(error);
-    return {
-      isError: true,
-      content: [{ type: "text", text: `Error: ${message}` }],
-      error: { message },
-    };
+    return errorOutcome(errorMessage(error));
   }
 }
 

@@ -73,11 +73,14 @@ export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_l
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
+export type { ToolCall } from "../registry/tool_call.ts";
 export type {
   ExecuteRequest,
   Guard,
+  Next,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -87,6 +90,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -20,7 +20,6 @@ import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
 import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
-import { jobOf, type JobStarter, withBackground } from "../jobs/with_background.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 
 /** The arguments of the `bash` tool (without the jobs layer's `run_in_background`). */
@@ -209,7 +208,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
     async execute(args, exec) {
       checkArgs(args, maxTimeoutMs);
       exec.signal.throwIfAborted();
-      const job = jobOf(exec);
+      const job = exec.job;
       const timeoutMs = args.timeout_ms ?? (job ? undefined : defaultTimeoutMs);
       const capture = job
         ? undefined
@@ -379,12 +378,12 @@ export const bashPlugin: {
       }
     }
     const tool = createBashTool({ ...rest, executor: chosen });
-    const jobs = ctx.get<JobStarter>("jobs");
-    if (background === true && jobs === undefined) {
+    if (background === true && ctx.get("jobs") === undefined) {
       throw new Error(
         "Cannot offer run_in_background for bash: the jobs service is missing; load the jobs plugin first",
       );
     }
-    tools.register(background !== false && jobs !== undefined ? withBackground(tool, jobs) : tool);
+    // The jobs layer adds run_in_background to `background: true` tools, once.
+    tools.register(background === false ? { ...tool, background: false } : tool);
   },
 };

@@ -95,6 +95,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type { DefinedTool, ToolArgs, ToolParameters } from "../tools/define_tool.ts";
 export type {
   AgentHandle,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

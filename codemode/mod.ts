@@ -41,7 +41,7 @@
  * @module
  */
 export { CodeRunFailedError } from "./code_run_failed_error.ts";
-export { CODE_MODE_PROMPT_HOOK, codeModePlugin } from "./plugin.ts";
+export { CODE_MODE_PROMPT_HOOK, codeModePlugin, codeModeRoute } from "./plugin.ts";
 export type { CodeModeConfig } from "./plugin.ts";
 export { createRunCodeTool, EMPTY_RUN_TEXT, formatRunOutput } from "./run_code.ts";
 export type { RunCodeArgs, RunCodeOptions } from "./run_code.ts";
@@ -66,11 +66,14 @@ export type { Fiber, FiberState } from "../core/fiber.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
+export type { ToolCall } from "../registry/tool_call.ts";
 export type {
   ExecuteRequest,
   Guard,
+  Next,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -80,6 +83,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -6,7 +6,10 @@
  */
 import type { Context, Plugin } from "../core/context.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { Next, ToolLayer, ToolMode, ToolRegistry } from "../registry/types.ts";
+import { CODE_RUNNER_NAME } from "../registry/tool_registry.ts";
+import type { ToolCall } from "../registry/tool_call.ts";
+import { errorOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { createRunCodeTool } from "./run_code.ts";
 import type { CodeRunLimits, CodeRuntime } from "./runtime.ts";
 import { codeModePrompt } from "./sdk.ts";
@@ -25,6 +28,39 @@ export interface CodeModeConfig {
   /** Limits per run. @default {DEFAULT_CODE_RUN_LIMITS} */
   readonly limits?: Partial<CodeRunLimits>;
 }
+
+/**
+ * Code Mode's direct-call denial, a `"route"` layer of the tool chain (the plugin adds it): under
+ * `mode: "code"` a direct call to a known tool other than `run_code` is `UNKNOWN_TOOL`, before
+ * any policy runs, with the way back in the message.
+ *
+ * @example Usage
+ * ```ts
+ * import { codeModeRoute } from "./plugin.ts";
+ * import { createHarness } from "../registry/tools_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * ctx.tools.use(codeModeRoute);
+ * ctx.tools.register({ name: "read", description: "Read", parameters: { type: "object" }, execute: () => [] });
+ * const outcome = await ctx.tools.execute({ callId: "c1", name: "read", arguments: {}, mode: "code" });
+ * equal(outcome.error?.code, "UNKNOWN_TOOL");
+ * await ctx.fiber.dispose();
+ * ```
+ */
+export const codeModeRoute: ToolLayer = Object.freeze(
+  {
+    position: "route",
+    run(call: ToolCall, next: Next): Promise<ToolOutcome> {
+      if (call.mode !== "code" || call.name === CODE_RUNNER_NAME || call.definition === undefined) {
+        return next();
+      }
+      return Promise.resolve(errorOutcome(
+        `unknown tool "${call.name}": only \`${CODE_RUNNER_NAME}\` is callable directly — call \`${call.name}\` from inside a \`${CODE_RUNNER_NAME}\` program instead`,
+        { code: "UNKNOWN_TOOL", name: "ToolNotFoundError" },
+      ));
+    },
+  } as const,
+);
 
 /** The system-prompt waterfall hook the agent loop runs (`agent/SYSTEM_PROMPT_HOOK`). */
 export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
@@ -57,6 +93,7 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
       throw new TypeError("Cannot apply codemode: ctx.tools is not provided");
     }
     const { mode = "code", runtime, limits } = config ?? {};
+    tools.use(codeModeRoute);
     tools.registerCodeRunner(createRunCodeTool(tools, {
       ...(runtime === undefined ? {} : { runtime }),
       ...(limits === undefined ? {} : { limits }),

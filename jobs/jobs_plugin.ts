@@ -8,6 +8,7 @@
 import type { Context, Plugin } from "../core/context.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
+import { backgroundLayer } from "./background_layer.ts";
 import { JobService } from "./job_service.ts";
 import type { JobServiceOptions } from "./types.ts";
 import { cleanupSpillFiles, spillPolicy, type SpillPolicyOptions } from "./spill_policy.ts";
@@ -48,6 +49,10 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
     ctx.effect(() => () => jobs.dispose());
     ctx.on("agent/disposed", (agent: AgentHandle) => jobs.disposeOwner(agent.sessionId));
     if (options.spill !== false) ctx.on("tools/post-execute", spillPolicy(options.spill ?? {}));
+    // Background mode, once, before anything awaits: a plugin applied right after this one
+    // (bash) registers its `background: true` tool with `run_in_background` already on offer.
+    const layer = backgroundLayer(jobs, ctx.logger);
+    let installed = ctx.get<ToolRegistry>("tools")?.use(layer) !== undefined;
     const maxAgeMs = options.maxFileAgeMs ?? 7 * 24 * 3600 * 1000;
     const dirs = [options.spillDir, options.spill ? options.spill.dir : undefined];
     await Promise.all(
@@ -64,6 +69,7 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
       inject: ["tools"],
       apply(tools: Context): void {
         const registry = tools.get<ToolRegistry>("tools")!;
+        if (!installed) installed = registry.use(layer) !== undefined;
         for (const tool of jobTools(jobs, options)) registry.register(tool);
       },
     });

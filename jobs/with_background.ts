@@ -6,10 +6,15 @@
  */
 import type { ContentBlock } from "../tools/content.ts";
 import { contentText } from "../tools/content.ts";
-import type { JsonObject } from "../core/json.ts";
+import { isJsonSnapshot, type JsonObject, snapshotJson } from "../core/json.ts";
 import type { ToolCallView } from "../tools/views.ts";
-import type { ExecuteReturn, ToolDefinition, ToolExecution } from "../tools/definition.ts";
-import type { JobControl, JobStartOptions } from "./types.ts";
+import type {
+  BackgroundJob,
+  ExecuteReturn,
+  ToolDefinition,
+  ToolExecution,
+} from "../tools/definition.ts";
+import type { JobStartOptions } from "./types.ts";
 
 /** What {@linkcode withBackground} needs from the jobs service. */
 export interface JobStarter {
@@ -27,7 +32,6 @@ export interface WithBackgroundOptions<Args> {
 export const RUN_IN_BACKGROUND = "run_in_background";
 
 const WRAPPED: unique symbol = Symbol("dsh.jobs.withBackground");
-const EXECUTIONS = new WeakMap<ToolExecution, JobControl>();
 const PARAMETER = {
   type: "boolean",
   description:
@@ -35,9 +39,9 @@ const PARAMETER = {
 } as const;
 
 /**
- * The job a body is running as, or `undefined` in the foreground. A process-spawning body
- * registers its child with it so a kill takes the whole tree down:
- * `jobOf(exec)?.trackProcess(child.pid, { group: true })`.
+ * The job a body is running as (`exec.job`), or `undefined` in the foreground. A
+ * process-spawning body registers its child with it so a kill takes the whole tree down:
+ * `exec.job?.trackProcess(child.pid, { group: true })`.
  *
  * @param exec The execution the body received.
  * @returns The job control, in background mode.
@@ -49,8 +53,8 @@ const PARAMETER = {
  * equal(jobOf({} as never), undefined);
  * ```
  */
-export function jobOf(exec: ToolExecution): JobControl | undefined {
-  return EXECUTIONS.get(exec);
+export function jobOf(exec: ToolExecution): BackgroundJob | undefined {
+  return exec.job;
 }
 
 function defaultLabel(args: unknown): string {
@@ -68,13 +72,26 @@ function defaultLabel(args: unknown): string {
   return label.length > 200 ? `${label.slice(0, 199)}…` : label;
 }
 
-function split(args: unknown): { background: boolean; rest: unknown } {
+interface Split {
+  readonly background: boolean;
+  readonly rest: unknown;
+}
+
+/** Splits of frozen snapshots, kept so the tool's own validation memory sees one `rest` per call. */
+const SPLITS = new WeakMap<object, Split>();
+
+function split(args: unknown): Split {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { background: false, rest: args };
   }
-  const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
   if (!(RUN_IN_BACKGROUND in args)) return { background: false, rest: args };
-  return { background: flag === true, rest };
+  const known = SPLITS.get(args);
+  if (known !== undefined) return known;
+  const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
+  if (!isJsonSnapshot(args)) return { background: flag === true, rest };
+  const fresh = { background: flag === true, rest: snapshotJson(rest) };
+  SPLITS.set(args, fresh);
+  return fresh;
 }
 
 function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefined {
@@ -99,7 +116,7 @@ function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefine
  * runs as a job of kind `<tool name>` owned by `exec.agent`, with a job-owned signal (an outer
  * cancel does not kill it) and `exec.output` writing into the job's output; its returned text is
  * appended to that output when it settles (so a body that streamed everything should return only
- * what is new, for example exit markers; `jobOf(exec)` tells it which mode it is in). Deferred
+ * what is new, for example exit markers; `exec.job` tells it which mode it is in). Deferred
  * contexts are injected into the owner when the job settles. Wrapping twice returns the same
  * definition.
  *
@@ -156,63 +173,10 @@ export function withBackground<Args>(
     );
   }
   const label = options.label ?? defaultLabel;
-  const { execute, presentCall, presentResult, isConcurrencySafe } = definition;
+  const { presentCall, presentResult, isConcurrencySafe } = definition;
 
-  async function backgroundExecute(args: Args, exec: ToolExecution): Promise<ExecuteReturn> {
-    const { background, rest } = split(args);
-    if (!background) return await execute(rest as Args, exec);
-    exec.signal.throwIfAborted();
-    const jobLabel = label(rest as Args);
-    const jobId = jobs.start({
-      kind: definition.name,
-      label: jobLabel,
-      ...(exec.agent !== undefined ? { owner: exec.agent } : {}),
-      run: async (job) => {
-        const deferred: (readonly ContentBlock[])[] = [];
-        let endsWithNewline = true;
-        const output = {
-          write(chunk: string | Uint8Array): void {
-            if (chunk.length === 0) return;
-            endsWithNewline = typeof chunk === "string"
-              ? chunk.endsWith("\n")
-              : chunk.at(-1) === 10;
-            job.output.write(chunk);
-          },
-        };
-        const jobExec: ToolExecution = {
-          callId: exec.callId,
-          name: exec.name,
-          arguments: exec.arguments,
-          ...(exec.agent !== undefined ? { agent: exec.agent } : {}),
-          token: exec.token,
-          ...(exec.parent !== undefined ? { parent: exec.parent } : {}),
-          signal: job.signal,
-          output,
-          deferContext: (content) => void deferred.push(content),
-        };
-        EXECUTIONS.set(jobExec, job);
-        try {
-          const returned = await execute(rest as Args, jobExec);
-          const text = contentText("content" in returned ? returned.content : returned);
-          if (text !== "") output.write(endsWithNewline ? text : `\n${text}`);
-        } finally {
-          for (const content of deferred) {
-            try {
-              exec.agent?.inject(content, { source: { kind: "plugin", plugin: "jobs" } });
-            } catch { /* the owner is gone */ }
-          }
-        }
-      },
-    });
-    return {
-      content: [{
-        type: "text",
-        text:
-          `started background job ${jobId} (${definition.name}: ${jobLabel}). It keeps running after this call; read its output with job_output (job_id "${jobId}") and stop it with job_kill. A notice arrives when it finishes.`,
-      }],
-      meta: { kind: "background", jobId },
-    };
-  }
+  const backgroundExecute = (args: Args, exec: ToolExecution): Promise<ExecuteReturn> =>
+    runMaybeInBackground(definition, jobs, label, args, exec);
 
   const wrapped: Record<string | symbol, unknown> = {
     ...definition,
@@ -240,8 +204,73 @@ export function withBackground<Args>(
       return background ? undefined : presentResult(rest as Args, result);
     };
   }
+  const validate = definition.validate;
+  if (validate !== undefined) wrapped.validate = (args: unknown) => validate(split(args).rest);
   if (isConcurrencySafe !== undefined) {
     wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest as Args);
   }
   return Object.freeze(wrapped) as unknown as ToolDefinition<Args>;
+}
+
+/** The wrapped body: the foreground call as is, or a job started with the body as its producer. */
+async function runMaybeInBackground<Args>(
+  definition: ToolDefinition<Args>,
+  jobs: JobStarter,
+  label: (args: Args) => string,
+  args: Args,
+  exec: ToolExecution,
+): Promise<ExecuteReturn> {
+  const execute = definition.execute;
+  const { background, rest } = split(args);
+  if (!background) return await execute(rest as Args, exec);
+  exec.signal.throwIfAborted();
+  const jobLabel = label(rest as Args);
+  const jobId = jobs.start({
+    kind: definition.name,
+    label: jobLabel,
+    ...(exec.agent !== undefined ? { owner: exec.agent } : {}),
+    run: async (job) => {
+      const deferred: (readonly ContentBlock[])[] = [];
+      let endsWithNewline = true;
+      const output = {
+        write(chunk: string | Uint8Array): void {
+          if (chunk.length === 0) return;
+          endsWithNewline = typeof chunk === "string" ? chunk.endsWith("\n") : chunk.at(-1) === 10;
+          job.output.write(chunk);
+        },
+      };
+      // The body learns its job from `exec.job` (no side channel); the signal is the job's own.
+      const jobExec: ToolExecution = {
+        callId: exec.callId,
+        name: exec.name,
+        arguments: exec.arguments,
+        ...(exec.agent !== undefined ? { agent: exec.agent } : {}),
+        token: exec.token,
+        ...(exec.parent !== undefined ? { parent: exec.parent } : {}),
+        signal: job.signal,
+        output,
+        deferContext: (content) => void deferred.push(content),
+        job,
+      };
+      try {
+        const returned = await execute(rest as Args, jobExec);
+        const text = contentText("content" in returned ? returned.content : returned);
+        if (text !== "") output.write(endsWithNewline ? text : `\n${text}`);
+      } finally {
+        for (const content of deferred) {
+          try {
+            exec.agent?.inject(content, { source: { kind: "plugin", plugin: "jobs" } });
+          } catch { /* the owner is gone */ }
+        }
+      }
+    },
+  });
+  return {
+    content: [{
+      type: "text",
+      text:
+        `started background job ${jobId} (${definition.name}: ${jobLabel}). It keeps running after this call; read its output with job_output (job_id "${jobId}") and stop it with job_kill. A notice arrives when it finishes.`,
+    }],
+    meta: { kind: "background", jobId },
+  };
 }

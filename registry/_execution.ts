@@ -1,106 +1,11 @@
 /**
- * The immutable execution identity of one call and the request checks (private to registry/).
+ * Reading and checking an execution request, and the caller lifetime its signal joins (private
+ * to registry/).
  *
  * @module
  */
-import type { Context } from "../core/context.ts";
-import { describeValue, errorMessage } from "../core/error_message.ts";
-import type { JsonValue } from "../core/json.ts";
-import type { ContentBlock } from "../tools/content.ts";
-import type { ToolExecution } from "../tools/definition.ts";
-import { materializeContent } from "./_outcome.ts";
-import type { ExecuteRequest, ToolOutcome } from "./types.ts";
-
-/** Mutable bookkeeping of one call, shared by the pipeline and `exec.deferContext()`. */
-export interface CallState {
-  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
-  readonly abortable: boolean;
-  deferred: (readonly ContentBlock[])[] | undefined;
-  settled: boolean;
-  /** Set once the result is published: later body output is dropped. */
-  published: boolean;
-  /** Set when the body outlived its abort grace period: its later output is dropped. */
-  abandoned?: boolean;
-  bodyOutcome: ToolOutcome | undefined;
-}
-
-/** The frozen {@linkcode ToolExecution} of a request (arguments already snapshotted). */
-export function makeExecution(
-  request: ExecuteRequest,
-  name: string,
-  args: JsonValue,
-  signal: AbortSignal,
-  state: CallState,
-  ctx: Context,
-): ToolExecution {
-  const onOutput = request.onOutput;
-  let decoder: TextDecoder | undefined;
-  const exec: {
-    callId: string;
-    name: string;
-    arguments: JsonValue;
-    agent?: NonNullable<ToolExecution["agent"]>;
-    token: symbol;
-    parent?: symbol;
-    signal: AbortSignal;
-    output: ToolExecution["output"];
-    deferContext: ToolExecution["deferContext"];
-  } = {
-    callId: request.callId,
-    name,
-    arguments: args,
-    token: Symbol(name),
-    signal,
-    output: Object.freeze({
-      write(chunk: string | Uint8Array): void {
-        // An abandoned body may keep writing after its result was published: drop that.
-        if (onOutput === undefined || state.published || state.abandoned) return;
-        const text = typeof chunk === "string"
-          ? chunk
-          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
-        try {
-          onOutput(text);
-        } catch (error) {
-          ctx.logger.warn(`onOutput threw for call "${exec.callId}": ${errorMessage(error)}`);
-        }
-      },
-    }),
-    deferContext(content: readonly ContentBlock[]): void {
-      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
-      if (state.settled) {
-        ctx.logger.warn(`deferContext() after call "${exec.callId}" settled was dropped`);
-        return;
-      }
-      (state.deferred ??= []).push(blocks);
-    },
-  };
-  if (request.agent !== undefined) exec.agent = request.agent;
-  if (request.parent !== undefined) exec.parent = request.parent;
-  return Object.freeze(exec);
-}
-
-/** A controller aborted by the first of `sources`, with listeners removed by `release()`. */
-export function fuse(sources: readonly AbortSignal[]): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const aborted = sources.find((s) => s.aborted);
-  if (aborted !== undefined) {
-    controller.abort(aborted.reason);
-    return { signal: controller.signal, release() {} };
-  }
-  const listeners = sources.map((source) => {
-    const listener = () => controller.abort(source.reason);
-    source.addEventListener("abort", listener, { once: true });
-    return listener;
-  });
-  return {
-    signal: controller.signal,
-    release() {
-      for (let i = 0; i < sources.length; i++) {
-        sources[i]!.removeEventListener("abort", listeners[i]!);
-      }
-    },
-  };
-}
+import { describeValue } from "../core/error_message.ts";
+import type { ExecuteRequest } from "./types.ts";
 
 /** Why `request` cannot be executed at all (no events are published for it), if it cannot. */
 export function checkRequest(request: ExecuteRequest): string | undefined {
@@ -121,4 +26,55 @@ export function checkRequest(request: ExecuteRequest): string | undefined {
     }`;
   }
   return undefined;
+}
+
+/**
+ * Reads every request field exactly once into a plain object (a getter runs once; a throwing
+ * getter throws here). A non-object is returned as is for {@linkcode checkRequest} to name.
+ */
+export function readRequest(request: ExecuteRequest): ExecuteRequest {
+  if (typeof request !== "object" || request === null) return request;
+  const copy: { -readonly [K in keyof ExecuteRequest]: ExecuteRequest[K] } = {
+    callId: request.callId,
+    name: request.name,
+    arguments: request.arguments,
+  };
+  const { signal, agent, parent, mode, onOutput } = request;
+  if (signal !== undefined) copy.signal = signal;
+  if (agent !== undefined) copy.agent = agent;
+  if (parent !== undefined) copy.parent = parent;
+  if (mode !== undefined) copy.mode = mode;
+  if (onOutput !== undefined) copy.onOutput = onOutput;
+  return copy;
+}
+
+/**
+ * The signal of one caller's fiber, and its composition with caller signals: one
+ * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
+ */
+export class Lifetime {
+  readonly signal: AbortSignal;
+  readonly #composed = new WeakMap<AbortSignal, AbortSignal>();
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
+  }
+
+  /** `AbortSignal.any([signal, this.signal])`, shared by every call with the same `signal`. */
+  with(signal: AbortSignal): AbortSignal {
+    let composed = this.#composed.get(signal);
+    if (composed === undefined) {
+      composed = AbortSignal.any([signal, this.signal]);
+      this.#composed.set(signal, composed);
+    }
+    return composed;
+  }
+}
+
+/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
+export function checkScope(action: string, scope: unknown): string | undefined {
+  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
+  throw new TypeError(
+    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
+  );
 }

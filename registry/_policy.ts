@@ -13,7 +13,7 @@ import {
   materializeContent,
   materializeContexts,
   successOutcome,
-} from "./_outcome.ts";
+} from "../tools/outcome.ts";
 import type {
   ApprovalService,
   Guard,

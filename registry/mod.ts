@@ -28,16 +28,17 @@ export {
   compilePermissionRules,
   globToRegExp,
   matchGlob,
-} from "./permission_rules.ts";
-export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
-export type { ToolFilter } from "./tool_filter.ts";
+} from "../tools/permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "../tools/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type {
   PermissionMatcher,
   PermissionRule,
   RuleDecision,
   RuleMatch,
-} from "./permission_rules.ts";
+} from "../tools/permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
+export type { ToolCall } from "./tool_call.ts";
 export type {
   ApprovalOutcome,
   ApprovalService,
@@ -45,12 +46,14 @@ export type {
   AroundWrapper,
   ExecuteRequest,
   Guard,
+  Next,
   PostExecuteDecision,
   PostExecuteListener,
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -67,6 +70,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

@@ -7,31 +7,22 @@
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
-import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
-import type { AnyToolDefinition, ToolExecution } from "../tools/definition.ts";
-import { aroundView } from "./_around_view.ts";
-import { assertPositive, checkDefinition } from "./_checks.ts";
-import { ABANDONED, addDeadline, settle } from "./_deadline.ts";
-import { type CallState, checkRequest, fuse, makeExecution } from "./_execution.ts";
+import { isJsonSnapshot, JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
+import type { AnyToolDefinition } from "../tools/definition.ts";
 import {
-  aborted,
-  abortedBeforeDispatch,
   errorOutcome,
   NON_JSON_ARGS_MESSAGE,
-  normalizeAuthored,
-  normalizeReturn,
   thrownOutcome,
-} from "./_outcome.ts";
-import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
+  type ToolOutcome,
+} from "../tools/outcome.ts";
+import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
+import { runBody } from "./_body.ts";
+import { buildChain, type Run, type Step } from "./_chain.ts";
+import { assertPositive, checkDefinition } from "./_checks.ts";
+import { checkRequest, checkScope, Lifetime, readRequest } from "./_execution.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
-import type { ExecuteRequest, Guard, ToolOutcome, ToolRegistry } from "./types.ts";
-import { compileToolFilter, type ToolFilter } from "./tool_filter.ts";
-
-/** The slice of `ctx.jobs` the registry uses for `background: true` definitions. */
-interface BackgroundWrapper {
-  wrap(definition: AnyToolDefinition): AnyToolDefinition;
-}
-
+import { CallRecord, type ToolCall } from "./tool_call.ts";
+import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
  *
@@ -117,7 +108,10 @@ class ToolRegistryService {
   readonly #defaultTimeoutMs: number | undefined;
   readonly #graceMs: number;
   #guards: readonly Guard[] = [];
-  readonly #lifetimes = new WeakMap<Context, AbortController>();
+  #layers: readonly ToolLayer[] = [];
+  /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
+  readonly #chains = new Map<number, Run>();
+  readonly #lifetimes = new WeakMap<Context, Lifetime>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
@@ -138,7 +132,9 @@ class ToolRegistryService {
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
+      prepare: (request) => this.#prepare(request, caller),
       execute: (request) => this.#execute(request, caller),
+      use: (layer) => this.#use(caller, layer),
       isConcurrencySafe: (name, args, options) =>
         this.#isConcurrencySafe(name, args, options?.scope),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
@@ -151,9 +147,8 @@ class ToolRegistryService {
     codeRunner: boolean,
     scope: string | undefined,
   ): () => void {
-    if (definition.background === true) {
-      // The jobs layer (when loaded) adds `run_in_background`; wrapping is idempotent.
-      definition = caller.get<BackgroundWrapper>("jobs")?.wrap(definition) ?? definition;
+    for (const layer of this.#layers) {
+      if (layer.define !== undefined) definition = layer.define(definition);
     }
     const schema = checkDefinition(definition);
     const name = definition.name;
@@ -215,6 +210,28 @@ class ToolRegistryService {
     return () => void dispose();
   }
 
+  #use(caller: Context, layer: ToolLayer): () => void {
+    if (
+      typeof layer !== "object" || layer === null ||
+      (layer.position !== "route" && layer.position !== "body")
+    ) {
+      throw new TypeError(
+        `Cannot add a tool layer: expected { position: "route" | "body", run?, define? }, received ${
+          describeValue(layer)
+        }`,
+      );
+    }
+    const dispose = caller.effect(() => {
+      this.#layers = [...this.#layers, layer];
+      this.#chains.clear();
+      return () => {
+        this.#layers = this.#layers.filter((l) => l !== layer);
+        this.#chains.clear();
+      };
+    });
+    return () => void dispose();
+  }
+
   #isConcurrencySafe(name: string, args: unknown, scope: string | undefined): boolean {
     const classify = this.#table.resolve(name, scope)?.definition.isConcurrencySafe;
     if (classify === undefined) return false;
@@ -225,293 +242,151 @@ class ToolRegistryService {
     }
   }
 
+  /** Builds the record of a call; throws a TypeError for a malformed request. */
+  #prepare(request: ExecuteRequest, caller: Context): CallRecord {
+    const copy = readRequest(request);
+    const malformed = checkRequest(copy);
+    if (malformed !== undefined) throw new TypeError(malformed);
+    return this.#build(copy, caller);
+  }
+
+  #build(copy: ExecuteRequest, caller: Context): CallRecord {
+    const lifetime = this.#lifetime(caller);
+    const signal = copy.signal === undefined ? lifetime.signal : lifetime.with(copy.signal);
+    // Generation pinning: the call runs on the definition visible now, whatever happens later.
+    const definition = this.#table.resolve(copy.name, copy.agent?.sessionId)?.definition;
+    const parent = copy.parent;
+    // A token's description is its root call id, so a sub-call finds its root without a table.
+    const rootCallId = parent === undefined ? undefined : parent.description;
+    let args: JsonValue = null;
+    let rejected: ToolOutcome | undefined;
+    try {
+      args = isJsonSnapshot(copy.arguments)
+        ? copy.arguments as JsonValue
+        : snapshotJson(copy.arguments);
+    } catch (error) {
+      // The contract text, then the offending path and the value's kind, so the model can fix it.
+      const problem = error instanceof JsonSnapshotError
+        ? error.describe("arguments")
+        : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
+      this.#ctx.logger.debug(`call "${copy.callId}" to "${copy.name}": ${errorMessage(error)}`);
+      rejected = errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" });
+    }
+    const call = new CallRecord(this, copy, args, {
+      definition,
+      signal,
+      rootCallId,
+      ctx: this.#ctx,
+    });
+    call.rejected = rejected;
+    return call;
+  }
+
   /**
    * Never rejects: the request is read once (a throwing getter gives an error outcome), and any
    * fault of the pipeline itself becomes an error outcome instead of a rejection.
    */
-  #execute(request: ExecuteRequest, caller: Context): Promise<ToolOutcome> {
-    let copy: ExecuteRequest;
+  #execute(request: ExecuteRequest | ToolCall, caller: Context): Promise<ToolOutcome> {
+    let call: CallRecord;
     try {
-      copy = readRequest(request);
+      if (request instanceof CallRecord && request.owner === this) {
+        if (request.started || request.outcome !== undefined) {
+          return Promise.resolve(
+            errorOutcome(`tool call "${request.callId}" was already executed`, {
+              name: "TypeError",
+            }),
+          );
+        }
+        call = request;
+      } else {
+        let copy: ExecuteRequest;
+        try {
+          copy = readRequest(request as ExecuteRequest);
+        } catch (error) {
+          const message = `tool execution request could not be read: ${errorMessage(error)}`;
+          return Promise.resolve(errorOutcome(message, { name: "TypeError" }));
+        }
+        const malformed = checkRequest(copy);
+        if (malformed !== undefined) {
+          return Promise.resolve(errorOutcome(malformed, { name: "TypeError" }));
+        }
+        call = this.#build(copy, caller);
+      }
     } catch (error) {
-      return Promise.resolve(
-        errorOutcome(`tool execution request could not be read: ${errorMessage(error)}`, {
-          name: "TypeError",
-        }),
-      );
-    }
-    const failed = (error: unknown): ToolOutcome => {
       this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);
-      return errorOutcome(`tool execution failed: ${errorMessage(error)}`);
-    };
-    try {
-      const lifetime = this.#lifetime(caller);
-      // A signal that is not an AbortSignal is named by checkRequest() in #run.
-      const fused = copy?.signal instanceof AbortSignal ? fuse([copy.signal, lifetime]) : undefined;
-      return this.#run(copy, fused?.signal ?? lifetime).catch(failed).finally(() =>
-        fused?.release()
-      );
-    } catch (error) {
-      return Promise.resolve(failed(error));
+      return Promise.resolve(errorOutcome(`tool execution failed: ${errorMessage(error)}`));
     }
+    call.started = true;
+    if (call.rejected !== undefined) return Promise.resolve(this.#publish(call, call.rejected));
+    let running: Promise<ToolOutcome>;
+    try {
+      running = this.#chain()(call, call.signal);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    return running.then(
+      (outcome) => this.#publish(call, outcome),
+      // Outer normalization (step 8): a pipeline throw is final.
+      (error) => this.#publish(call, thrownOutcome(error, call.deferred)),
+    );
   }
 
-  /**
-   * A signal aborted when `caller`'s fiber is disposed (or restarts), so its running calls end
-   * with `ABORTED` and later calls through its stale view with `ABORTED_BEFORE_DISPATCH`.
-   */
-  #lifetime(caller: Context): AbortSignal {
+  /** The chain for the current listeners and layers (composed once per shape and layer set). */
+  #chain(): Run {
+    const ctx = this.#ctx;
+    const policy = this.#guards.length > 0 || ctx.listenerCount("tools/pre-execute") > 0;
+    const around = ctx.listenerCount("tools/execute") > 0;
+    const post = ctx.listenerCount("tools/post-execute") > 0;
+    const key = (policy ? 1 : 0) | (around ? 2 : 0) | (post ? 4 : 0);
+    let run = this.#chains.get(key);
+    if (run === undefined) {
+      const route: Step[] = [];
+      const body: Step[] = [];
+      for (const layer of this.#layers) {
+        if (layer.run !== undefined) (layer.position === "route" ? route : body).push(layer.run);
+      }
+      const options = {
+        defaultTimeoutMs: this.#defaultTimeoutMs,
+        graceMs: this.#graceMs,
+        logger: ctx.logger,
+        abortSuccess: body.length === 0,
+      };
+      const host = { ctx, guards: () => this.#guards };
+      run = buildChain(
+        host,
+        { policy, around, post },
+        { route, body },
+        (call, signal) => runBody(call, signal, options),
+      );
+      this.#chains.set(key, run);
+    }
+    return run;
+  }
+
+  #lifetime(caller: Context): Lifetime {
     const known = this.#lifetimes.get(caller);
-    if (known !== undefined) return known.signal;
+    if (known !== undefined) return known;
     const controller = new AbortController();
-    this.#lifetimes.set(caller, controller);
+    const lifetime = new Lifetime(controller.signal);
+    this.#lifetimes.set(caller, lifetime);
+    const reason = () =>
+      new DOMException("the fiber that started the call was disposed", "AbortError");
     try {
-      caller.effect(() => () => {
-        controller.abort(
-          new DOMException("the fiber that started the call was disposed", "AbortError"),
-        );
-      });
+      caller.effect(() => () => controller.abort(reason()));
     } catch {
       // The context is no longer active: its fiber is already gone.
-      controller.abort(
-        new DOMException("the fiber that started the call was disposed", "AbortError"),
-      );
+      controller.abort(reason());
     }
-    return controller.signal;
+    return lifetime;
   }
 
-  async #run(request: ExecuteRequest, signal: AbortSignal): Promise<ToolOutcome> {
-    const ctx = this.#ctx;
-    const malformed = checkRequest(request);
-    if (malformed !== undefined) return errorOutcome(malformed, { name: "TypeError" });
-    const name = request.name;
-    // Generation pinning: the call runs on the definition visible now, whatever happens later.
-    const entry = this.#table.resolve(name, request.agent?.sessionId);
-    const state: CallState = {
-      abortable: true,
-      deferred: undefined,
-      settled: false,
-      published: false,
-      bodyOutcome: undefined,
-    };
-    let args: JsonValue;
-    try {
-      args = snapshotJson(request.arguments);
-    } catch (error) {
-      // The contract text, then the offending path and the value's kind, so the model can fix
-      // the call.
-      const problem = error instanceof JsonSnapshotError
-        ? error.describe("arguments")
-        : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
-      ctx.logger.debug(`call "${request.callId}" to "${name}": ${errorMessage(error)}`);
-      return this.#publish(
-        makeExecution(request, name, null, signal, state, ctx),
-        errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" }),
-        state,
-      );
+  /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
+  #publish(call: CallRecord, outcome: ToolOutcome): ToolOutcome {
+    call.settled = true;
+    call.outcome = outcome;
+    if (this.#ctx.listenerCount("tools/result") > 0) {
+      this.#ctx.emit("tools/result", call.exec, outcome);
     }
-    const exec = makeExecution(request, name, args, signal, state, ctx);
-    if (request.mode === "code" && name !== CODE_RUNNER_NAME && entry !== undefined) {
-      return this.#publish(
-        exec,
-        errorOutcome(
-          `unknown tool "${name}": only \`${CODE_RUNNER_NAME}\` is callable directly — call \`${name}\` from inside a \`${CODE_RUNNER_NAME}\` program instead`,
-          { code: "UNKNOWN_TOOL", name: "ToolNotFoundError" },
-        ),
-        state,
-      );
-    }
-    let outcome: ToolOutcome | undefined;
-    try {
-      if (entry === undefined) {
-        outcome = errorOutcome(`unknown tool "${name}"`, {
-          code: "UNKNOWN_TOOL",
-          name: "ToolNotFoundError",
-        });
-      } else {
-        if (signal.aborted) return this.#publish(exec, abortedBeforeDispatch(), state);
-        const policy = ctx.listenerCount("tools/pre-execute") > 0 || this.#guards.length > 0
-          ? await runPolicy(ctx, this.#guards, exec, signal)
-          : undefined;
-        if (policy === ABORTED_DURING_POLICY || (policy === undefined && signal.aborted)) {
-          return this.#publish(exec, abortedBeforeDispatch(), state);
-        }
-        outcome = policy ?? await this.#dispatch(entry.definition, exec, signal, state);
-      }
-      if (ctx.listenerCount("tools/post-execute") > 0) outcome = await runPost(ctx, exec, outcome);
-    } catch (error) {
-      outcome = thrownOutcome(error, state.deferred);
-    }
-    return this.#publish(exec, outcome, state);
-  }
-
-  /** The `tools/execute` around chain (skipped without wrappers) and the body. */
-  #dispatch(
-    definition: AnyToolDefinition,
-    exec: ToolExecution,
-    callerSignal: AbortSignal,
-    state: CallState,
-  ): Promise<ToolOutcome> {
-    if (this.#ctx.listenerCount("tools/execute") === 0) {
-      return this.#body(definition, exec, callerSignal, callerSignal, state);
-    }
-    const { view, target } = aroundView(exec);
-    return this.#ctx.around(
-      "tools/execute",
-      view,
-      () => this.#body(definition, exec, callerSignal, target.signal, state),
-    ).then((result) => result === state.bodyOutcome ? result : normalizeAuthored(result));
-  }
-
-  async #body(
-    definition: AnyToolDefinition,
-    exec: ToolExecution,
-    callerSignal: AbortSignal,
-    wrapperSignal: AbortSignal,
-    state: CallState,
-  ): Promise<ToolOutcome> {
-    const name = exec.name;
-    const timeoutMs = definition.timeoutMs ?? this.#defaultTimeoutMs;
-    const sources = wrapperSignal === callerSignal ? [callerSignal] : [callerSignal, wrapperSignal];
-    let timeout: AbortController | undefined;
-    let cancelDeadline: (() => void) | undefined;
-    if (timeoutMs !== undefined) {
-      const controller = timeout = new AbortController();
-      cancelDeadline = addDeadline(timeoutMs, () =>
-        controller.abort(
-          new HarnessError("TOOL_TIMEOUT", `tool "${name}" timed out after ${timeoutMs} ms`),
-        ));
-      sources.push(controller.signal);
-    }
-    const fused = sources.length === 1 ? undefined : fuse(sources);
-    const signal = fused?.signal ?? callerSignal;
-    const bodyExec = signal === exec.signal ? exec : Object.freeze({ ...exec, signal });
-    let outcome: ToolOutcome;
-    try {
-      const returned = definition.execute(exec.arguments, bodyExec);
-      const value = !isThenable(returned)
-        ? returned
-        : state.abortable || fused !== undefined
-        ? await settle(Promise.resolve(returned), signal, {
-          name,
-          graceMs: this.#graceMs,
-          logger: this.#ctx.logger,
-        })
-        : await returned;
-      if (timeout?.signal.aborted) {
-        outcome = thrownOutcome(timeout.signal.reason, state.deferred);
-      } else if (value === ABANDONED) {
-        state.abandoned = true;
-        outcome = callerSignal.aborted
-          ? aborted(state.deferred)
-          : thrownOutcome(signal.reason, state.deferred);
-      } else {
-        try {
-          outcome = normalizeReturn(name, value, state.deferred);
-        } catch (error) {
-          outcome = errorOutcome(errorMessage(error), {
-            code: "TOOL_ERROR",
-            additionalContexts: state.deferred,
-          });
-        }
-        // Only a success is overwritten by ABORTED; a malformed result stays the tool's failure.
-        if (!outcome.isError && callerSignal.aborted) {
-          this.#dropBackgroundStart(exec, outcome, state);
-          outcome = aborted(state.deferred);
-        }
-      }
-    } catch (error) {
-      if (timeout?.signal.aborted) {
-        outcome = thrownOutcome(timeout.signal.reason, state.deferred);
-      } else if (callerSignal.aborted && (error === callerSignal.reason || isAbortError(error))) {
-        outcome = aborted(state.deferred);
-      } else {
-        outcome = thrownOutcome(error, state.deferred);
-      }
-    } finally {
-      state.settled = true;
-      cancelDeadline?.();
-      fused?.release();
-    }
-    state.bodyOutcome = outcome;
     return outcome;
   }
-
-  /**
-   * contracts.md §7, "no id is left behind": a background start whose call was aborted before
-   * its id could be returned is killed, and the ABORTED result names the killed job.
-   */
-  #dropBackgroundStart(exec: ToolExecution, outcome: ToolOutcome, state: CallState): void {
-    const jobId = backgroundJobId(outcome.meta);
-    if (jobId === undefined) return;
-    const jobs = this.#ctx.get<JobKiller>("jobs");
-    const reason = "the call that started it was aborted before it could return the job id";
-    jobs?.kill(jobId, { reason }).catch((error) => {
-      this.#ctx.logger.warn(`Cannot kill background job ${jobId}: ${errorMessage(error)}`);
-    });
-    (state.deferred ??= []).push(Object.freeze([Object.freeze({
-      type: "text" as const,
-      text: `background job ${jobId} (${exec.name}) was started and then killed: ${reason}`,
-    })]));
-  }
-
-  #publish(exec: ToolExecution, outcome: ToolOutcome, state: CallState): ToolOutcome {
-    state.settled = true;
-    state.published = true;
-    if (this.#ctx.listenerCount("tools/result") > 0) this.#ctx.emit("tools/result", exec, outcome);
-    return outcome;
-  }
-}
-
-/** The slice of `ctx.jobs` used to kill an orphaned background start. */
-interface JobKiller {
-  kill(id: string, options: { readonly reason?: string }): Promise<unknown>;
-}
-
-/** The job id of a background-start handle (`meta: { kind: "background", jobId }`), if it is one. */
-function backgroundJobId(meta: JsonValue | undefined): string | undefined {
-  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined;
-  const { kind, jobId } = meta as { readonly kind?: JsonValue; readonly jobId?: JsonValue };
-  return kind === "background" && typeof jobId === "string" ? jobId : undefined;
-}
-
-/**
- * Reads every request field exactly once into a plain object (a getter runs once; a throwing
- * getter throws here). A non-object is returned as is for {@linkcode checkRequest} to name.
- */
-function readRequest(request: ExecuteRequest): ExecuteRequest {
-  if (typeof request !== "object" || request === null) return request;
-  const copy: { -readonly [K in keyof ExecuteRequest]: ExecuteRequest[K] } = {
-    callId: request.callId,
-    name: request.name,
-    arguments: request.arguments,
-  };
-  const { signal, agent, parent, mode, onOutput } = request;
-  if (signal !== undefined) copy.signal = signal;
-  if (agent !== undefined) copy.agent = agent;
-  if (parent !== undefined) copy.parent = parent;
-  if (mode !== undefined) copy.mode = mode;
-  if (onOutput !== undefined) copy.onOutput = onOutput;
-  return copy;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === "object" && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
-}
-
-function isAbortError(error: unknown): boolean {
-  try {
-    return error instanceof Error && error.name === "AbortError";
-  } catch {
-    return false;
-  }
-}
-
-/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
-function checkScope(action: string, scope: unknown): string | undefined {
-  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
-  throw new TypeError(
-    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
-  );
 }

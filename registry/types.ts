@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { JsonValue } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type {
   AgentHandle,
@@ -15,40 +14,11 @@ import type {
   JsonSchema,
   ToolExecution,
 } from "../tools/definition.ts";
-import type { ToolFilter } from "./tool_filter.ts";
+import type { ToolFilter } from "../tools/tool_filter.ts";
+import type { ToolCall } from "./tool_call.ts";
 
-/** Error codes a result may carry. */
-export type ToolErrorCode =
-  | "INVALID_ARGS"
-  | "UNKNOWN_TOOL"
-  | "ABORTED_BEFORE_DISPATCH"
-  | "ABORTED"
-  | "TOOL_TIMEOUT"
-  | "DENIED"
-  | "TOOL_ERROR"
-  | "CODE_RUN_FAILED"
-  | "MCP_SERVER_EXITED"
-  | "MCP_TOOL_ERROR"
-  // Any other HarnessError code a tool throws passes through unchanged.
-  | (string & Record<never, never>);
-
-/** The frozen, normalized outcome of one execution. */
-export interface ToolOutcome {
-  /** True for failures. */
-  readonly isError: boolean;
-  /** Model-facing content (failures: exactly one `Error: <message>` text block). */
-  readonly content: readonly ContentBlock[];
-  /** The tool's presentation payload. */
-  readonly meta?: JsonValue;
-  /** For failures: the message and, when known, a stable code. */
-  readonly error?: {
-    readonly message: string;
-    readonly code?: ToolErrorCode;
-    readonly name?: string;
-  };
-  /** Context the loop appends after this result (tool-deferred first, then post-execute's). */
-  readonly additionalContexts?: readonly (readonly ContentBlock[])[];
-}
+export type { ToolErrorCode, ToolOutcome } from "../tools/outcome.ts";
+import type { ToolOutcome } from "../tools/outcome.ts";
 
 /** How tools are presented to the model. */
 export type ToolMode = "native" | "code" | "both";
@@ -93,7 +63,7 @@ export type Guard = (exec: ToolExecution) => string | undefined;
 
 /** The view an around-dispatch wrapper gets: frozen identity plus a replaceable `signal`. */
 export interface AroundExecution extends Omit<ToolExecution, "signal"> {
-  /** The only mutable field; the caller's signal is fused back in before the body. */
+  /** The only mutable field; the body gets `AbortSignal.any` of it and the caller's signal. */
   signal: AbortSignal;
 }
 
@@ -142,6 +112,28 @@ export interface ApprovalService {
   request(exec: ToolExecution, options: { readonly reason?: string }): Promise<ApprovalOutcome>;
 }
 
+/** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
+export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
+
+/**
+ * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
+ * `await next()` runs inward, code after it outward, and not calling `next` short-circuits.
+ *
+ * Positions (contracts.md §2): `"route"` runs first, before the pre-abort check and all policy,
+ * and an outcome it returns skips post-execute (Code Mode's direct-call denial); `"body"` runs
+ * innermost, around the body and outside its deadline, and sees a success before a caller abort
+ * turns it into `ABORTED` (background mode). `define` rewrites every definition registered while
+ * the layer is installed (background mode adds `run_in_background`).
+ */
+export interface ToolLayer {
+  /** Where the layer sits. */
+  readonly position: "route" | "body";
+  /** The layer. @default {undefined} (a pass-through) */
+  readonly run?: (call: ToolCall, next: Next) => Promise<ToolOutcome>;
+  /** Rewrites a definition at registration. @default {undefined} */
+  readonly define?: (definition: AnyToolDefinition) => AnyToolDefinition;
+}
+
 /** A model-facing tool schema. */
 export interface ToolSchema {
   /** Tool name. */
@@ -181,8 +173,20 @@ export interface ToolRegistry {
    * `unknown tool`. An effect of the caller's fiber; the returned function lifts the mask.
    */
   restrict(filter: ToolFilter, options?: { readonly scope?: string }): () => void;
-  /** Runs one call through the whole pipeline (resolved in `request.agent?.sessionId`'s scope); never throws. */
-  execute(request: ExecuteRequest): Promise<ToolOutcome>;
+  /**
+   * Builds the {@linkcode ToolCall} of a request without running it: arguments snapshotted,
+   * definition resolved (in `request.agent?.sessionId`'s scope), identity minted. Arguments that
+   * are not lossless JSON still yield a call (`arguments: null`), whose execution is the error.
+   * Throws a TypeError naming the field when the request itself is malformed.
+   */
+  prepare(request: ExecuteRequest): ToolCall;
+  /**
+   * Runs one call (a request, or a call from `prepare()`, at most once) through the whole
+   * pipeline; never throws or rejects.
+   */
+  execute(request: ExecuteRequest | ToolCall): Promise<ToolOutcome>;
+  /** Adds a layer to the chain (an effect of the caller's fiber); see {@linkcode ToolLayer}. */
+  use(layer: ToolLayer): () => void;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
   isConcurrencySafe(name: string, args: unknown, options?: { readonly scope?: string }): boolean;
 }

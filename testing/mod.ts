@@ -84,14 +84,17 @@ export type { Fiber, FiberState } from "../core/fiber.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ToolFilter } from "../registry/tool_filter.ts";
+export type { ToolFilter } from "../tools/tool_filter.ts";
 export type { ToolsContext } from "../registry/tools_plugin.ts";
+export type { ToolCall } from "../registry/tool_call.ts";
 export type {
   ApprovalOutcome,
   ApprovalService,
   ExecuteRequest,
   Guard,
+  Next,
   ToolErrorCode,
+  ToolLayer,
   ToolMode,
   ToolOutcome,
   ToolRegistry,
@@ -101,6 +104,8 @@ export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tool
 export type {
   AgentHandle,
   AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   InjectOptions,
   InjectSource,

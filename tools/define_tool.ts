@@ -4,7 +4,9 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
+import { ASYNC, INVALID, rememberValidation } from "./_args_memo.ts";
 import type {
+  ArgsValidation,
   ExecuteReturn,
   JsonSchema,
   ToolDefinition,
@@ -169,7 +171,9 @@ export function defineTool<const P extends ToolParameters>(
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
   const { timeoutMs, background } = options;
   type Args = ToolArgs<P>;
-  const { parse, parseSoft, schema, spec } = compileParameters(name, options);
+  const { parse, parseSoft, validate, schema, spec } = rememberValidation(
+    compileParameters(name, options),
+  );
 
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
@@ -178,6 +182,7 @@ export function defineTool<const P extends ToolParameters>(
     description,
     parameters: schema,
     spec: spec as DefinedTool<P>["spec"],
+    validate,
     execute: function validatedExecute(args: unknown, exec: ToolExecution) {
       const parsed = parse(args);
       if (!isThenable(parsed)) return execute.call(options, parsed as Args, exec);
@@ -267,8 +272,6 @@ function checkToolOptions<const P extends ToolParameters>(options: DefineToolOpt
   }
 }
 
-const INVALID: unique symbol = Symbol("invalid");
-
 interface CompiledParameters {
   /** The model-facing JSON Schema. */
   readonly schema: JsonSchema;
@@ -276,8 +279,8 @@ interface CompiledParameters {
   readonly spec: ParametersSpec | undefined;
   /** The arguments `execute` receives; throws (or rejects with) {@linkcode ToolArgsError}. */
   parse(args: unknown): unknown;
-  /** The arguments presenters receive, or `INVALID` (also for an asynchronous schema). */
-  parseSoft(args: unknown): unknown;
+  /** The soft check (an asynchronous schema is not ok: it is checked when the tool runs). */
+  check(args: unknown): ArgsValidation;
 }
 
 function compileParameters(
@@ -302,7 +305,10 @@ function compileParameters(
         if (violations.length > 0) throw new ToolArgsError(violations);
         return args;
       },
-      parseSoft: (args) => validate(args).length === 0 ? args : INVALID,
+      check(args) {
+        const violations = validate(args);
+        return violations.length === 0 ? { ok: true, args } : { ok: false, violations };
+      },
     };
   }
   const schema = jsonSchema === undefined
@@ -320,9 +326,11 @@ function compileParameters(
       const result = validate(args);
       return isThenable(result) ? result.then((r) => unwrap(r, args)) : unwrap(result, args);
     },
-    parseSoft(args) {
+    check(args) {
       const result = validate(args);
-      return isThenable(result) || result.issues ? INVALID : result.value;
+      if (isThenable(result)) return ASYNC;
+      if (result.issues) return { ok: false, violations: standardViolations(result.issues, args) };
+      return { ok: true, args: result.value };
     },
   };
 }

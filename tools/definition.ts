@@ -72,7 +72,27 @@ export interface ToolExecution {
   readonly output: OutputSink;
   /** Context appended after this call's result (FIFO); survives a throw, dropped by a post-execute block. */
   deferContext(content: readonly ContentBlock[]): void;
+  /** The job this body runs as, in background mode (set by the jobs layer); absent in the foreground. */
+  readonly job?: BackgroundJob;
 }
+
+/** What a body running in the background may tell its job (the jobs layer's `JobControl`). */
+export interface BackgroundJob {
+  /** The job id. */
+  readonly id: string;
+  /** Registers a process so a kill takes its whole tree down (`group: true` for its own process group). */
+  trackProcess(pid: number, options?: { readonly group?: boolean }): void;
+  /** Records the exit code or signal as soon as they are known. */
+  setExit(exit: { readonly exitCode?: number; readonly signal?: string }): void;
+}
+
+/**
+ * The soft validation of one call's arguments: `ok` with the arguments presenters and
+ * `isConcurrencySafe` receive, or the violations. Computed once per call by the registry.
+ */
+export type ArgsValidation =
+  | { readonly ok: true; readonly args: unknown }
+  | { readonly ok: false; readonly violations: readonly string[] };
 
 /**
  * What `execute` may return: content blocks, or content plus durable presentation `meta`. There is
@@ -121,6 +141,12 @@ export interface ToolDefinition<Args = unknown> {
   readonly timeoutMs?: number;
   /** Opt in to the jobs layer: adds `run_in_background` and runs the body as a job. */
   readonly background?: boolean;
+  /**
+   * Soft-validates arguments (`defineTool` sets it; raw definitions have none, so their
+   * arguments are taken as they are). A definition remembers its answer for a frozen snapshot,
+   * so the presenters, `isConcurrencySafe` and the body of one call validate once.
+   */
+  readonly validate?: (args: unknown) => ArgsValidation;
 }
 
 /** A definition of any argument type, as registries and callers hold it. */

@@ -1,6 +1,7 @@
 import { deepEqual, equal, notEqual, ok, rejects, throws } from "node:assert/strict";
 import { Context } from "../../core/context.ts";
 import { HarnessError } from "../../core/errors.ts";
+import { codeModeRoute } from "../../codemode/plugin.ts";
 import { createHarness, createToolRegistry, toolsPlugin } from "../../registry/mod.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
@@ -181,6 +182,8 @@ Deno.test("execute() reports unknown tools and the code-mode route", async () =>
   await using h = await harness();
   h.ctx.tools.register(rawTool("read"));
   h.ctx.tools.registerCodeRunner(rawTool("run_code"));
+  // The route is Code Mode's layer (the codemode plugin adds it).
+  h.ctx.tools.use(codeModeRoute);
   const posts: string[] = [];
   h.ctx.on("tools/post-execute", (_d: unknown, exec: ToolExecution) => {
     posts.push(exec.name);

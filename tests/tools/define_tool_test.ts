@@ -101,6 +101,7 @@ Deno.test("defineTool() returns a frozen definition with spec and options", () =
     "description",
     "parameters",
     "spec",
+    "validate",
     "execute",
     "timeoutMs",
     "background",

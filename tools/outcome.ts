@@ -1,15 +1,48 @@
 /**
- * Building, normalizing and materializing {@linkcode ToolOutcome}s (private to registry/).
+ * Tool outcomes: the one place they are built (`Error: <message>` failures, successes, the
+ * cancellation outcomes) and normalized from what a body or a wrapper returned.
  *
  * @module
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
-import type { ContentBlock } from "../tools/content.ts";
-import type { ToolErrorCode, ToolOutcome } from "./types.ts";
+import type { ContentBlock } from "./content.ts";
 
 type Contexts = readonly (readonly ContentBlock[])[];
+
+/** Error codes a result may carry. */
+export type ToolErrorCode =
+  | "INVALID_ARGS"
+  | "UNKNOWN_TOOL"
+  | "ABORTED_BEFORE_DISPATCH"
+  | "ABORTED"
+  | "TOOL_TIMEOUT"
+  | "DENIED"
+  | "TOOL_ERROR"
+  | "CODE_RUN_FAILED"
+  | "MCP_SERVER_EXITED"
+  | "MCP_TOOL_ERROR"
+  // Any other HarnessError code a tool throws passes through unchanged.
+  | (string & Record<never, never>);
+
+/** The frozen, normalized outcome of one execution. */
+export interface ToolOutcome {
+  /** True for failures. */
+  readonly isError: boolean;
+  /** Model-facing content (failures: exactly one `Error: <message>` text block). */
+  readonly content: readonly ContentBlock[];
+  /** The tool's presentation payload. */
+  readonly meta?: JsonValue;
+  /** For failures: the message and, when known, a stable code. */
+  readonly error?: {
+    readonly message: string;
+    readonly code?: ToolErrorCode;
+    readonly name?: string;
+  };
+  /** Context the loop appends after this result (tool-deferred first, then post-execute's). */
+  readonly additionalContexts?: readonly (readonly ContentBlock[])[];
+}
 
 /** Message of `ABORTED_BEFORE_DISPATCH`. */
 export const ABORTED_BEFORE_DISPATCH_MESSAGE = "tool call aborted before dispatch";
@@ -66,12 +99,14 @@ export function thrownOutcome(thrown: unknown, additionalContexts?: Contexts): T
   });
 }
 
-/** `ABORTED_BEFORE_DISPATCH`. */
+const BEFORE_DISPATCH: ToolOutcome = errorOutcome(ABORTED_BEFORE_DISPATCH_MESSAGE, {
+  code: "ABORTED_BEFORE_DISPATCH",
+  name: "AbortError",
+});
+
+/** `ABORTED_BEFORE_DISPATCH`: one frozen outcome, so a pipeline can tell it by identity. */
 export function abortedBeforeDispatch(): ToolOutcome {
-  return errorOutcome(ABORTED_BEFORE_DISPATCH_MESSAGE, {
-    code: "ABORTED_BEFORE_DISPATCH",
-    name: "AbortError",
-  });
+  return BEFORE_DISPATCH;
 }
 
 /** `ABORTED` (deferred contexts are kept). */

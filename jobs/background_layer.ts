@@ -1,0 +1,78 @@
+/**
+ * Background mode as a chain layer: the jobs plugin adds it once with `ctx.tools.use()`. It
+ * wraps every `background: true` definition registered from then on with
+ * {@linkcode withBackground}, and kills a background start whose call was aborted before the job
+ * id could be returned (contracts.md §7, "no id is left behind").
+ *
+ * @module
+ */
+import { errorMessage } from "../core/error_message.ts";
+import type { JsonValue } from "../core/json.ts";
+import type { Logger } from "../core/logger.ts";
+import type { ToolLayer } from "../registry/types.ts";
+import { type JobStarter, withBackground } from "./with_background.ts";
+
+/** What {@linkcode backgroundLayer} needs from the jobs service. */
+export interface BackgroundJobs extends JobStarter {
+  /** Kills a job. */
+  kill(id: string, options: { readonly reason?: string }): Promise<unknown>;
+}
+
+/**
+ * Builds the background-mode layer (position `"body"`).
+ *
+ * @param jobs The jobs service (`ctx.jobs`).
+ * @param logger Where a failed kill is reported.
+ * @returns The layer, for `ctx.tools.use(layer)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { backgroundLayer } from "./background_layer.ts";
+ * import { JobService } from "./job_service.ts";
+ * import { createHarness } from "../registry/tools_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * await using jobs = new JobService();
+ * ctx.tools.use(backgroundLayer(jobs, ctx.logger));
+ * ctx.tools.register({
+ *   name: "slow",
+ *   description: "Slow",
+ *   parameters: { type: "object" },
+ *   background: true,
+ *   execute: () => [],
+ * });
+ * equal("run_in_background" in (ctx.tools.schemas()[0]!.parameters.properties as object), true);
+ * await ctx.fiber.dispose();
+ * ```
+ */
+export function backgroundLayer(jobs: BackgroundJobs, logger: Logger): ToolLayer {
+  return Object.freeze(
+    {
+      position: "body",
+      define: (definition) =>
+        definition.background === true ? withBackground(definition, jobs) : definition,
+      async run(call, next) {
+        const outcome = await next();
+        if (outcome.isError || !call.signal.aborted) return outcome;
+        const jobId = backgroundJobId(outcome.meta);
+        if (jobId === undefined) return outcome;
+        const reason = "the call that started it was aborted before it could return the job id";
+        jobs.kill(jobId, { reason }).catch((error) => {
+          logger.warn(`Cannot kill background job ${jobId}: ${errorMessage(error)}`);
+        });
+        call.defer([{
+          type: "text",
+          text: `background job ${jobId} (${call.name}) was started and then killed: ${reason}`,
+        }]);
+        return outcome;
+      },
+    } satisfies ToolLayer,
+  );
+}
+
+/** The job id of a background-start handle (`meta: { kind: "background", jobId }`), if it is one. */
+function backgroundJobId(meta: JsonValue | undefined): string | undefined {
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) return undefined;
+  const { kind, jobId } = meta as { readonly kind?: JsonValue; readonly jobId?: JsonValue };
+  return kind === "background" && typeof jobId === "string" ? jobId : undefined;
+}

@@ -1,0 +1,149 @@
+/**
+ * The one chain of a call (private), composed Hono-style once per change of its layers:
+ * route layers → pre-abort check → post-execute → unknown tool → pre-execute/approval/guards →
+ * `tools/execute` wrappers → `ABORTED` for a late success → body layers → body.
+ *
+ * @module
+ */
+import type { Context } from "../core/context.ts";
+import {
+  aborted,
+  abortedBeforeDispatch,
+  errorOutcome,
+  normalizeAuthored,
+  type ToolOutcome,
+} from "../tools/outcome.ts";
+import { aroundView } from "./_around_view.ts";
+import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
+import type { CallRecord } from "./tool_call.ts";
+import type { Guard, Next } from "./types.ts";
+
+/** One step: the call and the rest of the chain. */
+export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
+/** A composed chain: the call and the signal its innermost step gets. */
+export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
+
+/**
+ * hono:src/compose.ts: step `i` gets `next = (signal?) => dispatch(i + 1, signal)`. With no steps
+ * the inner run is called straight through.
+ */
+export function compose(steps: readonly Step[], inner: Run): Run {
+  if (steps.length === 0) return inner;
+  return (call, signal) => {
+    let index = -1;
+    const dispatch = (i: number, current: AbortSignal): Promise<ToolOutcome> => {
+      if (i <= index) return Promise.reject(new Error("next() called multiple times"));
+      index = i;
+      if (i === steps.length) return inner(call, current);
+      try {
+        return steps[i]!(call, (next) => dispatch(i + 1, next ?? current));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return dispatch(0, signal);
+  };
+}
+
+/** What the built-in steps read from the registry. */
+export interface ChainHost {
+  readonly ctx: Context;
+  guards(): readonly Guard[];
+}
+
+/** Which built-in steps a chain needs (a step without listeners is left out). */
+export interface ChainShape {
+  readonly policy: boolean;
+  readonly around: boolean;
+  readonly post: boolean;
+}
+
+/** The chain of one shape around plugin layers (`inner` is the body step). */
+export function buildChain(
+  host: ChainHost,
+  shape: ChainShape,
+  layers: { readonly route: readonly Step[]; readonly body: readonly Step[] },
+  inner: Run,
+): Run {
+  const { route, body } = layers;
+  const steps: Step[] = [...route];
+  if (!shape.post) {
+    // The unknown-name and pre-abort checks need no step of their own: no post-execute between.
+    const rest = compose([
+      ...(shape.policy ? [policyStep(host)] : []),
+      ...(shape.around ? [aroundStep(host.ctx)] : []),
+      ...(body.length > 0 ? [abortSuccess, ...body] : []),
+    ], inner);
+    return compose(steps, gate(rest));
+  }
+  steps.push(abortCheck, postStep(host.ctx), unknownCheck);
+  if (shape.policy) steps.push(policyStep(host));
+  if (shape.around) steps.push(aroundStep(host.ctx));
+  if (body.length > 0) steps.push(abortSuccess, ...body);
+  return compose(steps, inner);
+}
+
+/** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */
+function gate(run: Run): Run {
+  return (call, signal) => {
+    if (call.definition === undefined) return Promise.resolve(unknownTool(call.name));
+    if (call.signal.aborted) return Promise.resolve(abortedBeforeDispatch());
+    return run(call, signal);
+  };
+}
+
+function unknownTool(name: string): ToolOutcome {
+  return errorOutcome(`unknown tool "${name}"`, {
+    code: "UNKNOWN_TOOL",
+    name: "ToolNotFoundError",
+  });
+}
+
+/** Step 2: a known tool called with an aborted signal gets `ABORTED_BEFORE_DISPATCH`, no policy. */
+const abortCheck: Step = (call, next) =>
+  call.definition !== undefined && call.signal.aborted
+    ? Promise.resolve(abortedBeforeDispatch())
+    : next();
+
+/** Step 1's unknown name; it still reaches post-execute. */
+const unknownCheck: Step = (call, next) =>
+  call.definition !== undefined ? next() : Promise.resolve(unknownTool(call.name));
+
+/** Steps 3–5: pre-execute with approval, guards, and the abort re-check. */
+function policyStep(host: ChainHost): Step {
+  return async (call, next) => {
+    const denial = await runPolicy(host.ctx, host.guards(), call.exec, call.signal);
+    if (denial === ABORTED_DURING_POLICY || (denial === undefined && call.signal.aborted)) {
+      return abortedBeforeDispatch();
+    }
+    return denial ?? await next();
+  };
+}
+
+/** Step 5: the `tools/execute` wrappers; a result they author is normalized again. */
+function aroundStep(ctx: Context): Step {
+  return async (call, next) => {
+    const { view, target } = aroundView(call.exec);
+    let inner: ToolOutcome | undefined;
+    const result = await ctx.around(
+      "tools/execute",
+      view,
+      async () => inner = await next(target.signal),
+    );
+    return result === inner ? result : normalizeAuthored(result);
+  };
+}
+
+/** Step 6's end when body layers exist: a success after the caller aborted becomes `ABORTED`. */
+const abortSuccess: Step = async (call, next) => {
+  const outcome = await next();
+  return !outcome.isError && call.signal.aborted ? aborted(call.deferred) : outcome;
+};
+
+/** Step 7: `tools/post-execute` (an abort before dispatch found by the policy skips it). */
+function postStep(ctx: Context): Step {
+  return async (call, next) => {
+    const outcome = await next();
+    return outcome === abortedBeforeDispatch() ? outcome : await runPost(ctx, call.exec, outcome);
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The typed ToolCall (`prepare()`), its once-only validation, and the chain's plugin layers.
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import type { ToolCall } from "../../registry/tool_call.ts";
+import type { Next, ToolLayer } from "../../registry/types.ts";
+import { defineTool } from "../../tools/define_tool.ts";
+import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
+import { errorOutcome, type ToolOutcome } from "../../tools/outcome.ts";
+import { harness, rawTool, text } from "./_harness.ts";
+
+/** A Standard Schema that counts its validations. */
+function countingSchema() {
+  const counter = { calls: 0 };
+  const schema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate(value: unknown) {
+        counter.calls++;
+        const path = (value as { path?: unknown }).path;
+        return typeof path === "string"
+          ? { value: value as { path: string } }
+          : { issues: [{ message: "path must be a string", path: ["path"] }] };
+      },
+    },
+  };
+  return { schema, counter };
+}
+
+Deno.test("prepare() validates once for concurrency, presenters and the body", async () => {
+  await using h = await harness();
+  const { schema, counter } = countingSchema();
+  const tool = defineTool({
+    name: "look",
+    description: "Looks.",
+    parameters: schema,
+    jsonSchema: { type: "object", properties: { path: { type: "string" } } },
+    isConcurrencySafe: () => true,
+    presentCall: (args) => ({ card: "generic", title: (args as { path: string }).path }),
+    execute: (args) => [{ type: "text", text: (args as { path: string }).path }],
+  });
+  h.ctx.tools.register(tool);
+  const call = h.ctx.tools.prepare({ callId: "c1", name: "look", arguments: { path: "a" } });
+  deepEqual(call.validation, { ok: true, args: { path: "a" } });
+  equal(call.concurrencySafe, true);
+  equal(h.ctx.tools.get("look")!.presentCall!(call.arguments)?.title, "a");
+  equal(text(await h.ctx.tools.execute(call)), "a");
+  equal(counter.calls, 1, "one validation for the whole call");
+  equal(call.outcome?.isError, false);
+});
+
+Deno.test("prepare() carries violations and is not concurrency-safe on invalid arguments", async () => {
+  await using h = await harness();
+  const { schema } = countingSchema();
+  h.ctx.tools.register(defineTool({
+    name: "look",
+    description: "Looks.",
+    parameters: schema,
+    jsonSchema: { type: "object" },
+    isConcurrencySafe: () => true,
+    execute: () => [],
+  }));
+  const call = h.ctx.tools.prepare({ callId: "c1", name: "look", arguments: { path: 1 } });
+  equal(call.validation.ok, false);
+  equal(call.concurrencySafe, false);
+  equal((await h.ctx.tools.execute(call)).error?.code, "INVALID_ARGS");
+});
+
+Deno.test("execute() runs a prepared call once", async () => {
+  await using h = await harness();
+  h.ctx.tools.register(rawTool("t", () => [{ type: "text", text: "ok" }]));
+  const call = h.ctx.tools.prepare({ callId: "c1", name: "t", arguments: {} });
+  equal(text(await h.ctx.tools.execute(call)), "ok");
+  equal(
+    text(await h.ctx.tools.execute(call)),
+    'Error: tool call "c1" was already executed',
+  );
+});
+
+Deno.test("a sub-call's rootCallId is its outermost call's id", async () => {
+  await using h = await harness();
+  const roots: string[] = [];
+  h.ctx.tools.use({
+    position: "route",
+    run: (call, next) => {
+      roots.push(`${call.callId}→${call.rootCallId}`);
+      return next();
+    },
+  });
+  h.ctx.tools.register(rawTool("leaf", () => [{ type: "text", text: "leaf" }]));
+  h.ctx.tools.register(rawTool("outer", async (_args, exec: ToolExecution) => {
+    const inner = await h.ctx.tools.execute({
+      callId: `${exec.callId}:code:1`,
+      name: "leaf",
+      arguments: {},
+      parent: exec.token,
+    });
+    return inner.content as ExecuteReturn;
+  }));
+  equal(text(await h.ctx.tools.execute({ callId: "c1", name: "outer", arguments: {} })), "leaf");
+  deepEqual(roots, ["c1→c1", "c1:code:1→c1"]);
+});
+
+Deno.test("use(): a route layer short-circuits before policy and post-execute", async () => {
+  await using h = await harness();
+  const seen: string[] = [];
+  h.ctx.on("tools/pre-execute", () => void seen.push("pre"));
+  h.ctx.on("tools/post-execute", () => void seen.push("post"));
+  h.ctx.on("tools/result", () => void seen.push("result"));
+  h.ctx.tools.register(rawTool("t"));
+  const deny: ToolLayer = {
+    position: "route",
+    run: () => Promise.resolve(errorOutcome("routed away", { code: "UNKNOWN_TOOL" })),
+  };
+  const remove = h.ctx.tools.use(deny);
+  equal(
+    text(await h.ctx.tools.execute({ callId: "1", name: "t", arguments: {} })),
+    "Error: routed away",
+  );
+  deepEqual(seen, ["result"]);
+  remove();
+  seen.length = 0;
+  equal((await h.ctx.tools.execute({ callId: "2", name: "t", arguments: {} })).isError, false);
+  deepEqual(seen, ["pre", "post", "result"]);
+});
+
+Deno.test("use(): body layers run inside the wrappers and see a success before ABORTED", async () => {
+  await using h = await harness();
+  const order: string[] = [];
+  const controller = new AbortController();
+  h.ctx.tools.register(rawTool("t", () => {
+    order.push("body");
+    controller.abort();
+    return [{ type: "text", text: "done" }];
+  }));
+  h.ctx.on("tools/execute", async (_exec: unknown, next: Next) => {
+    order.push("around in");
+    const outcome = await next();
+    order.push(`around out ${outcome.error?.code ?? "ok"}`);
+    return outcome;
+  });
+  h.ctx.tools.use({
+    position: "body",
+    async run(call: ToolCall, next: Next): Promise<ToolOutcome> {
+      order.push("layer in");
+      const outcome = await next();
+      order.push(`layer out ${outcome.isError ? "error" : "success"}`);
+      call.defer([{ type: "text", text: "noted" }]);
+      return outcome;
+    },
+  });
+  const outcome = await h.ctx.tools.execute({
+    callId: "1",
+    name: "t",
+    arguments: {},
+    signal: controller.signal,
+  });
+  equal(outcome.error?.code, "ABORTED");
+  deepEqual(outcome.additionalContexts, [[{ type: "text", text: "noted" }]]);
+  deepEqual(order, ["around in", "layer in", "body", "layer out success", "around out ABORTED"]);
+});
+
+Deno.test("use(): define rewrites definitions registered while the layer is installed", async () => {
+  await using h = await harness();
+  h.ctx.tools.register(rawTool("before"));
+  h.ctx.tools.use({
+    position: "body",
+    define: (definition) => ({ ...definition, description: `${definition.description} (x)` }),
+  });
+  h.ctx.tools.register(rawTool("after"));
+  ok(!h.ctx.tools.get("before")!.description.endsWith("(x)"));
+  ok(h.ctx.tools.get("after")!.description.endsWith("(x)"));
+});
