@@ -1,17 +1,18 @@
 /** Runs one answer's tool calls: model-order starts, a bounded pool for safe calls, model-order commits. */
+import type { JsonValue } from "../core/json.ts";
 import type { ToolOutcome } from "../registry/types.ts";
 import type { ToolCallBlock } from "./model.ts";
 
 /** What the batch needs from the agent. */
 export interface BatchHooks {
   /** Parses the raw arguments; an Error outcome instead means they are unusable. */
-  parse(call: ToolCallBlock): { args: unknown } | { outcome: ToolOutcome };
+  parse(call: ToolCallBlock): { args: JsonValue } | { outcome: ToolOutcome };
   /** `isConcurrencySafe(name, args) === true`. */
-  isSafe(call: ToolCallBlock, args: unknown): boolean;
-  /** Appends `tool/call` (called right before the call starts). */
-  started(call: ToolCallBlock): void;
+  isSafe(call: ToolCallBlock, args: JsonValue): boolean;
+  /** Appends `tool/call` with the parsed arguments, if any (called right before the call starts). */
+  started(call: ToolCallBlock, args: JsonValue | undefined): void;
   /** Runs the call through the registry; never throws. */
-  execute(call: ToolCallBlock, args: unknown): Promise<ToolOutcome>;
+  execute(call: ToolCallBlock, args: JsonValue): Promise<ToolOutcome>;
   /** Appends `tool/result` and the call's contexts (called in model order). */
   commit(call: ToolCallBlock, outcome: ToolOutcome): void;
 }
@@ -38,9 +39,9 @@ export async function runToolBatch(
   // A failing commit (the log could not be written) surfaces only after every started call
   // settled, so no body is left running behind the caller's back.
   let failure: { error: unknown } | undefined;
-  const start = (index: number, args: unknown): Promise<void> => {
+  const start = (index: number, args: JsonValue): Promise<void> => {
     const call = calls[index]!;
-    hooks.started(call);
+    hooks.started(call, args);
     return hooks.execute(call, args).then((outcome) => {
       outcomes[index] = outcome;
       commitReady();
@@ -53,7 +54,7 @@ export async function runToolBatch(
     const parsed = hooks.parse(call);
     if ("outcome" in parsed) {
       // Unusable arguments never reach the registry, but the failure keeps its model-order slot.
-      hooks.started(call);
+      hooks.started(call, undefined);
       outcomes[index] = parsed.outcome;
       commitReady();
       continue;

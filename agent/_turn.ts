@@ -9,8 +9,9 @@ import { errorMessage } from "../core/error_message.ts";
 import type { ToolMode, ToolOutcome } from "../registry/types.ts";
 import type { Agent, AgentContext, CreateAgentOptions, PromptResult } from "./agent.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
+import type { SessionEventMap, SessionEventType } from "./session_event.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
-import { parseToolArguments } from "./_tool_arguments.ts";
+import { parseCallArguments } from "./_tool_arguments.ts";
 import { stopFor, streamAnswer } from "./_stream_answer.ts";
 import { runToolBatch } from "./_tool_batch.ts";
 
@@ -25,7 +26,7 @@ export interface TurnHost {
   /** The conversation the next request carries. */
   messages(): ModelMessage[];
   /** Appends to the session log (and emits `session/event`). */
-  append(type: string, data: Readonly<Record<string, unknown>>): void;
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): void;
   /** Logs the `inject()` calls queued while the turn ran. */
   flushInjects(): void;
 }
@@ -48,8 +49,7 @@ export async function runSteps(
     if ("stop" in answer) return answer.stop;
     await runToolBatch(answer.calls, maxParallelToolCalls, {
       parse: (call) => {
-        if (call.arguments.trim() === "") return { args: {} };
-        const parsed = parseToolArguments(call.arguments);
+        const parsed = parseCallArguments(call.arguments);
         return "args" in parsed
           ? parsed
           : { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
@@ -58,13 +58,14 @@ export async function runSteps(
         !signal.aborted && host.ctx.tools.isConcurrencySafe(call.name, args, {
             scope: host.agent.sessionId,
           }) === true,
-      started: (call) =>
+      started: (call, args) =>
         host.append("tool/call", {
           turn,
           step,
           callId: call.id,
           name: call.name,
           arguments: call.arguments,
+          ...(args === undefined ? {} : { args }),
         }),
       execute: (call, args) => executeCall(host, call, args, { signal, mode: toolMode }),
       commit: (call, outcome) => commitResult(host, { turn, step }, call, outcome),
@@ -150,10 +151,7 @@ async function executeCall(
       agent,
       mode,
       onOutput: (chunk) =>
-        ctx.emit(
-          "tool/output",
-          { sessionId: agent.sessionId, callId: call.id, chunk } as never,
-        ),
+        ctx.emit("tool/output", { sessionId: agent.sessionId, callId: call.id, chunk }),
     });
   } catch (error) {
     // The registry never throws; this keeps the call/result pairing if one does.

@@ -44,6 +44,8 @@ export type {
   Usage,
   UserMessage,
 } from "./model.ts";
+export { onAgentEvent } from "./agent_events.ts";
+export type { AgentDelta, AgentEventMap, AgentEventType, ToolOutputEvent } from "./agent_events.ts";
 export { parseSessionLog, readSessionLog } from "./read_session_log.ts";
 export type { LoadedSessionLog, SessionLogWarning } from "./read_session_log.ts";
 export { isEventType } from "./session_event.ts";

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../core/json.ts";
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { SessionLog } from "../../agent/session_log.ts";
 import { readSessionLog } from "../../agent/read_session_log.ts";
@@ -48,7 +49,7 @@ Deno.test("SessionLog.append() rejects reserved keys, non-JSON data and a closed
   );
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  throws(() => log.append("x/y", cyclic), (error: unknown) => {
+  throws(() => log.append("x/y", cyclic as JsonObject), (error: unknown) => {
     ok(error instanceof TypeError);
     ok(
       error.message.startsWith(
