@@ -33,10 +33,16 @@ export interface BashArgs {
   readonly timeout_ms?: number;
 }
 
-/** The `meta` a bash result carries: what the terminal card needs. */
+/**
+ * The `meta` a bash result carries: what the terminal card needs besides the result text. The
+ * output is stored once, in the text: the card's output is its first `outputChars` characters,
+ * plus the newline the text dropped when `outputNewline` is set (see {@linkcode bashOutputOf}).
+ */
 export type BashMeta = {
-  /** The kept output (head, truncation line, tail when truncated). */
-  readonly output: string;
+  /** How many leading characters of the result text are output (the kept output, head, truncation line and tail, without the dropped newline). */
+  readonly outputChars: number;
+  /** True when the kept output ended with a newline (the text drops one). */
+  readonly outputNewline?: boolean;
   /** The exit code, or `null` when a signal ended the shell. */
   readonly exitCode: number | null;
   /** The signal that ended the shell. */
@@ -94,7 +100,28 @@ export function presentBashCall(args: BashArgs): TerminalCallView {
 }
 
 /**
- * The completed terminal card, read from `meta` (never parsed from the text).
+ * The kept output of a bash result, from its text and `meta` (the text holds the only copy).
+ *
+ * @param text The result text.
+ * @param meta The result's {@linkcode BashMeta} fields.
+ * @returns The output as the command wrote it (as kept).
+ *
+ * @example Usage
+ * ```ts
+ * import { bashOutputOf } from "./bash.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(bashOutputOf("boom\n[exit code: 2]", { outputChars: 4, outputNewline: true }), "boom\n");
+ * ```
+ */
+export function bashOutputOf(
+  text: string,
+  meta: Pick<BashMeta, "outputChars" | "outputNewline">,
+): string {
+  return text.slice(0, meta.outputChars) + (meta.outputNewline === true ? "\n" : "");
+}
+
+/**
+ * The completed terminal card, from `meta` and the output part of the text.
  *
  * @param _args The call's arguments.
  * @param result The result.
@@ -104,8 +131,9 @@ export function presentBashCall(args: BashArgs): TerminalCallView {
  * ```ts
  * import { presentBashResult } from "./bash.ts";
  * import { deepEqual } from "node:assert/strict";
- * const meta = { output: "boom\n", exitCode: 2 };
- * deepEqual(presentBashResult({ command: "x" }, { content: [], isError: false, meta }), { card: "terminal", output: "boom\n", exitCode: 2 });
+ * const meta = { outputChars: 4, outputNewline: true, exitCode: 2 };
+ * const content = [{ type: "text" as const, text: "boom\n[exit code: 2]" }];
+ * deepEqual(presentBashResult({ command: "x" }, { content, isError: false, meta }), { card: "terminal", output: "boom\n", exitCode: 2 });
  * ```
  */
 export function presentBashResult(
@@ -116,8 +144,10 @@ export function presentBashResult(
   if (result.isError || typeof meta !== "object" || meta === null || Array.isArray(meta)) {
     return undefined;
   }
-  const { output, exitCode, signal } = meta as Record<string, unknown>;
-  if (typeof output !== "string") return undefined;
+  const { outputChars, outputNewline, exitCode, signal } = meta as Record<string, unknown>;
+  const first = result.content[0];
+  if (typeof outputChars !== "number" || first?.type !== "text") return undefined;
+  const output = bashOutputOf(first.text, { outputChars, outputNewline: outputNewline === true });
   const view: { -readonly [K in keyof TerminalResultView]: TerminalResultView[K] } = {
     card: "terminal",
     output,
@@ -263,10 +293,13 @@ function reportSpill(exec: ToolExecution, summary: CaptureSummary): void {
 }
 
 function bashMeta(summary: CaptureSummary, run: RunResult): BashMeta {
+  // The text keeps the output minus one trailing newline (formatBashText).
+  const newline = summary.text.endsWith("\n");
   const meta: { -readonly [K in keyof BashMeta]: BashMeta[K] } = {
-    output: summary.text,
+    outputChars: summary.text.length - (newline ? 1 : 0),
     exitCode: run.exitCode,
   };
+  if (newline) meta.outputNewline = true;
   if (run.signal !== null) meta.signal = run.signal;
   if (run.timedOut) meta.timedOut = true;
   if (run.pipeHeldOpen) meta.pipeHeldOpen = true;
