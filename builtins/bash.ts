@@ -144,10 +144,17 @@ export function presentBashResult(
   if (result.isError || typeof meta !== "object" || meta === null || Array.isArray(meta)) {
     return undefined;
   }
-  const { outputChars, outputNewline, exitCode, signal } = meta as Record<string, unknown>;
+  const { outputChars, outputNewline, exitCode, signal, output: logged } = meta as Record<
+    string,
+    unknown
+  >;
   const first = result.content[0];
-  if (typeof outputChars !== "number" || first?.type !== "text") return undefined;
-  const output = bashOutputOf(first.text, { outputChars, outputNewline: outputNewline === true });
+  let output: string;
+  // Logs written before the output was stored once keep it in `meta.output`.
+  if (typeof logged === "string") output = logged;
+  else if (typeof outputChars === "number" && first?.type === "text") {
+    output = bashOutputOf(first.text, { outputChars, outputNewline: outputNewline === true });
+  } else return undefined;
   const view: { -readonly [K in keyof TerminalResultView]: TerminalResultView[K] } = {
     card: "terminal",
     output,

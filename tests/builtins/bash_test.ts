@@ -200,6 +200,15 @@ Deno.test("bash presenters are pure views of args and meta", async () => {
     }),
     { card: "terminal", output: "out\n", signal: "SIGTERM" },
   );
+  // A log written before the output was stored once replays from `meta.output`.
+  deepEqual(
+    tool.presentResult!({ command: "x" }, {
+      content: [{ type: "text", text: "old" }],
+      isError: false,
+      meta: { output: "old\n", exitCode: 0 },
+    }),
+    { card: "terminal", output: "old\n", exitCode: 0 },
+  );
   equal(tool.presentResult!({ command: "x" }, { content: [], isError: true }), undefined);
   equal(
     tool.presentResult!({ command: "x" }, { content: [], isError: false, meta: [1] }),
