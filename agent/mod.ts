@@ -64,6 +64,7 @@ export { SessionLog } from "./session_log.ts";
 export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
+export type { Listener } from "../core/context.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { ToolFilter } from "../registry/tool_filter.ts";

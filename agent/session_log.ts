@@ -250,6 +250,18 @@ export class SessionLog {
    * @throws {Error} When the log is closed.
    */
   append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): SessionEventOf<K>;
+  /**
+   * Appends one event as one line and returns it. A known type (a key of `SessionEventMap`)
+   * takes and returns its typed data; a tool-owned type takes any JSON object. The line omits
+   * the derived `args` of a `tool/call` (the raw `arguments` text is the stored form).
+   *
+   * @param type The event type, such as `tool/call`.
+   * @param data The event data: a JSON object without `seq`, `time` or `type` (checked when
+   * serialized).
+   * @returns The appended event (envelope plus data).
+   * @throws {TypeError} When the data is not JSON-serializable or uses a reserved key.
+   * @throws {Error} When the log is closed.
+   */
   append(type: string, data: SessionEventData): SessionEvent;
   append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
     if (!this.#open) {
