@@ -118,6 +118,12 @@ export type { CreateAgentOptions, PromptResult } from "./agent/agent.ts";
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { AgentContext, PromptOptions } from "./agent/agent.ts";
 export type {
+  AgentDelta,
+  AgentEventMap,
+  AgentEventType,
+  ToolOutputEvent,
+} from "./agent/agent_events.ts";
+export type {
   AssistantBlock,
   AssistantMessage,
   AssistantReasoningBlock,

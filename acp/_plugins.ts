@@ -79,6 +79,12 @@ async function typeCheck(path: string, configFile: string | undefined): Promise<
   throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
 }
 
+/** What every step of loading a plugin needs. */
+interface Loader {
+  readonly ctx: Context;
+  readonly options: ConfigPluginsOptions;
+}
+
 /**
  * Loads the config's plugins into `ctx` and (for local files) reloads them on save.
  *
@@ -87,8 +93,7 @@ async function typeCheck(path: string, configFile: string | undefined): Promise<
  * @returns The handle; dispose it to stop watching (the fibers go with `ctx`).
  */
 export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): ConfigPlugins {
-  const { notify, watch = true, debounceMs = 100, configFile } = options;
-  const logger = ctx.logger;
+  const loader: Loader = { ctx, options };
   const slots = options.plugins.map((plugin): Slot => ({
     plugin,
     fiber: undefined,
@@ -98,129 +103,8 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
     queue: Promise.resolve(),
     timer: undefined,
   }));
-
-  function report(slot: Slot, error: unknown, initial: boolean): void {
-    const what = JSON.stringify(slot.plugin.specifier);
-    const text = initial
-      ? `Cannot load plugin ${what}: ${errorMessage(error)}`
-      : `Cannot reload plugin ${what}, keeping ${
-        slot.module === undefined ? "it unloaded" : "the previous version"
-      }: ${errorMessage(error)}`;
-    logger.error(text);
-    notify(text);
-  }
-
-  async function load(slot: Slot, initial: boolean): Promise<void> {
-    const { plugin } = slot;
-    if (plugin.path !== undefined) {
-      const text = await Deno.readTextFile(plugin.path).catch((error) => {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
-      });
-      if (!initial && text === slot.lastText) return; // touched, not changed
-      slot.lastText = text;
-      if (!initial && options.typeCheck !== false) await typeCheck(plugin.path, configFile);
-    }
-    const version = ++slot.version;
-    let fiber: Fiber;
-    let module: Plugin;
-    if (plugin.path === undefined) {
-      module = await import(plugin.url) as Plugin;
-      if (typeof module.apply !== "function") {
-        throw new TypeError(
-          "the module has no apply() export (a plugin exports name, inject and apply)",
-        );
-      }
-      fiber = ctx.plugin(module);
-      await fiber.ready;
-    } else {
-      // Imports `<url>?v=<version>`; an import error leaves the previous fiber untouched.
-      fiber = await reloadPlugin(ctx, plugin.url, {
-        version,
-        ...(slot.fiber !== undefined ? { previous: slot.fiber } : {}),
-      });
-      const url = new URL(plugin.url);
-      url.searchParams.set("v", String(version));
-      module = await import(url.href) as Plugin; // the same, cached namespace
-    }
-    if (fiber.state === "failed") {
-      const error = fiber.error;
-      await fiber.dispose();
-      // apply() threw: the previous version was already disposed, so apply it again.
-      slot.fiber = slot.module === undefined ? undefined : ctx.plugin(slot.module);
-      await slot.fiber?.ready;
-      throw error;
-    }
-    slot.fiber = fiber;
-    slot.module = module;
-    const missing = missingPermissions(
-      (module as { permissions?: Record<string, readonly string[]> }).permissions ?? {},
-    );
-    if (missing.length > 0) {
-      const text = `Plugin ${
-        JSON.stringify(plugin.specifier)
-      } declares permissions the agent was not started with (${
-        missing.join(", ")
-      }): restart the agent to grant them`;
-      logger.warn(text);
-      notify(text);
-    }
-    if (!initial) {
-      logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
-      notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
-    }
-  }
-
-  function attempt(slot: Slot, initial: boolean): Promise<void> {
-    slot.queue = slot.queue.then(() => load(slot, initial)).catch((error) => {
-      if (ctx.fiber.state === "disposed") return;
-      // A newer save is already waiting (the file was caught mid-write): judge that one instead.
-      if (slot.timer !== undefined) {
-        logger.debug(
-          `Skipped a failed reload of ${slot.plugin.specifier}: a newer save is pending`,
-        );
-        return;
-      }
-      report(slot, error, initial);
-    });
-    return slot.queue;
-  }
-
-  const ready = Promise.all(slots.map((slot) => attempt(slot, true))).then(() => {});
-
-  const local = slots.filter((s) => s.plugin.path !== undefined && MODULE_FILE.test(s.plugin.path));
-  let watcher: Deno.FsWatcher | undefined;
-  // Folders, not files: editors save by renaming a new file over the old one. A missing folder is
-  // reported by the load above; it is not watched.
-  const folders = [...new Set(local.map((s) => dirname(s.plugin.path!)))].filter(isDirectory);
-  if (watch && folders.length > 0) {
-    try {
-      watcher = Deno.watchFs(folders, { recursive: false });
-    } catch (error) {
-      logger.warn("Cannot watch the plugin folders: edits need an agent restart", {
-        error: errorMessage(error),
-      });
-    }
-  }
-  if (watcher !== undefined) {
-    const byPath = new Map(local.map((s) => [s.plugin.path!, s]));
-    const current = watcher;
-    (async () => {
-      for await (const event of current) {
-        if (event.kind === "access" || event.kind === "remove") continue;
-        for (const path of event.paths) {
-          const slot = byPath.get(path);
-          if (slot === undefined) continue;
-          clearTimeout(slot.timer);
-          slot.timer = setTimeout(() => {
-            slot.timer = undefined;
-            void attempt(slot, false);
-          }, debounceMs);
-        }
-      }
-    })().catch((error) => logger.warn("Plugin watcher stopped", { error: errorMessage(error) }));
-  }
-
+  const ready = Promise.all(slots.map((slot) => attempt(loader, slot, true))).then(() => {});
+  const watcher = options.watch === false ? undefined : watchSlots(loader, slots);
   return {
     ready,
     async [Symbol.asyncDispose]() {
@@ -229,6 +113,149 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
       await Promise.all(slots.map((s) => s.queue));
     },
   };
+}
+
+function report({ ctx, options }: Loader, slot: Slot, error: unknown, initial: boolean): void {
+  const what = JSON.stringify(slot.plugin.specifier);
+  const text = initial
+    ? `Cannot load plugin ${what}: ${errorMessage(error)}`
+    : `Cannot reload plugin ${what}, keeping ${
+      slot.module === undefined ? "it unloaded" : "the previous version"
+    }: ${errorMessage(error)}`;
+  ctx.logger.error(text);
+  options.notify(text);
+}
+
+/** Queues one (re)load of a slot; a failure is reported, never thrown. */
+function attempt(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
+  const { ctx } = loader;
+  slot.queue = slot.queue.then(() => load(loader, slot, initial)).catch((error) => {
+    if (ctx.fiber.state === "disposed") return;
+    // A newer save is already waiting (the file was caught mid-write): judge that one instead.
+    if (slot.timer !== undefined) {
+      ctx.logger.debug(
+        `Skipped a failed reload of ${slot.plugin.specifier}: a newer save is pending`,
+      );
+      return;
+    }
+    report(loader, slot, error, initial);
+  });
+  return slot.queue;
+}
+
+async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
+  const { ctx, options } = loader;
+  const { plugin } = slot;
+  if (plugin.path !== undefined) {
+    const text = await Deno.readTextFile(plugin.path).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
+    });
+    if (!initial && text === slot.lastText) return; // touched, not changed
+    slot.lastText = text;
+    if (!initial && options.typeCheck !== false) {
+      await typeCheck(plugin.path, options.configFile);
+    }
+  }
+  const version = ++slot.version;
+  const { fiber, module } = await importVersion(ctx, slot, version);
+  if (fiber.state === "failed") {
+    const error = fiber.error;
+    await fiber.dispose();
+    // apply() threw: the previous version was already disposed, so apply it again.
+    slot.fiber = slot.module === undefined ? undefined : ctx.plugin(slot.module);
+    await slot.fiber?.ready;
+    throw error;
+  }
+  slot.fiber = fiber;
+  slot.module = module;
+  warnMissingPermissions(loader, plugin, module);
+  if (!initial) {
+    ctx.logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
+    options.notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
+  }
+}
+
+/** Imports and applies one version of a slot's module. */
+async function importVersion(
+  ctx: Context,
+  slot: Slot,
+  version: number,
+): Promise<{ fiber: Fiber; module: Plugin }> {
+  const { plugin } = slot;
+  if (plugin.path === undefined) {
+    const module = await import(plugin.url) as Plugin;
+    if (typeof module.apply !== "function") {
+      throw new TypeError(
+        "the module has no apply() export (a plugin exports name, inject and apply)",
+      );
+    }
+    const fiber = ctx.plugin(module);
+    await fiber.ready;
+    return { fiber, module };
+  }
+  // Imports `<url>?v=<version>`; an import error leaves the previous fiber untouched.
+  const fiber = await reloadPlugin(ctx, plugin.url, {
+    version,
+    ...(slot.fiber !== undefined ? { previous: slot.fiber } : {}),
+  });
+  const url = new URL(plugin.url);
+  url.searchParams.set("v", String(version));
+  const module = await import(url.href) as Plugin; // the same, cached namespace
+  return { fiber, module };
+}
+
+function warnMissingPermissions(
+  { ctx, options }: Loader,
+  plugin: ResolvedPlugin,
+  module: Plugin,
+): void {
+  const missing = missingPermissions(
+    (module as { permissions?: Record<string, readonly string[]> }).permissions ?? {},
+  );
+  if (missing.length === 0) return;
+  const text = `Plugin ${
+    JSON.stringify(plugin.specifier)
+  } declares permissions the agent was not started with (${
+    missing.join(", ")
+  }): restart the agent to grant them`;
+  ctx.logger.warn(text);
+  options.notify(text);
+}
+
+/** Watches the folders of local plugin files and reloads a slot after its file settles. */
+function watchSlots(loader: Loader, slots: readonly Slot[]): Deno.FsWatcher | undefined {
+  const { ctx, options } = loader;
+  const local = slots.filter((s) => s.plugin.path !== undefined && MODULE_FILE.test(s.plugin.path));
+  // Folders, not files: editors save by renaming a new file over the old one. A missing folder is
+  // reported by the load; it is not watched.
+  const folders = [...new Set(local.map((s) => dirname(s.plugin.path!)))].filter(isDirectory);
+  if (folders.length === 0) return undefined;
+  let watcher: Deno.FsWatcher;
+  try {
+    watcher = Deno.watchFs(folders, { recursive: false });
+  } catch (error) {
+    ctx.logger.warn("Cannot watch the plugin folders: edits need an agent restart", {
+      error: errorMessage(error),
+    });
+    return undefined;
+  }
+  const byPath = new Map(local.map((s) => [s.plugin.path!, s]));
+  (async () => {
+    for await (const event of watcher) {
+      if (event.kind === "access" || event.kind === "remove") continue;
+      for (const path of event.paths) {
+        const slot = byPath.get(path);
+        if (slot === undefined) continue;
+        clearTimeout(slot.timer);
+        slot.timer = setTimeout(() => {
+          slot.timer = undefined;
+          void attempt(loader, slot, false);
+        }, options.debounceMs ?? 100);
+      }
+    }
+  })().catch((error) => ctx.logger.warn("Plugin watcher stopped", { error: errorMessage(error) }));
+  return watcher;
 }
 
 /**

@@ -5,20 +5,17 @@
  *
  * @module
  */
-import type { JsonValue } from "../core/json.ts";
-import type { ContentBlock } from "../tools/content.ts";
+import { isEventType, type SessionEvent, type SessionEventOf } from "../agent/mod.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
 import type { SessionUpdateWire, ToolCallCardWire } from "./session_update_wire.ts";
 import { fenceConsole } from "./wire.ts";
 
-/** A session-log event as the bridge reads it (envelope plus data). */
-export interface BridgeEvent {
-  /** Event type such as `tool/call`. */
-  readonly type: string;
-  /** Event data. */
-  readonly [key: string]: unknown;
-}
+/**
+ * A session-log event as the bridge reads it: the very event the session log appended (or
+ * loaded).
+ */
+export type BridgeEvent = SessionEvent;
 
 /** Options of {@linkcode AcpSession}. */
 export interface AcpSessionOptions {
@@ -41,11 +38,6 @@ interface OutputState {
   pending: string;
 }
 
-function textOf(content: unknown): string[] {
-  if (!Array.isArray(content)) return [];
-  return (content as ContentBlock[]).flatMap((b) => b?.type === "text" ? [b.text] : []);
-}
-
 /**
  * The presentation state of one session.
  *
@@ -61,8 +53,9 @@ function textOf(content: unknown): string[] {
  *   send: (update) => sent.push(update.sessionUpdate),
  * });
  * session.delta("text", "Hi");
- * session.event({ type: "tool/call", callId: "c1", name: "x", arguments: "{}" }, false);
- * session.event({ type: "tool/result", callId: "c1", content: [], isError: false }, false);
+ * const envelope = { seq: 1, time: "t", turn: 1, step: 1, callId: "c1" };
+ * session.event({ ...envelope, type: "tool/call", name: "x", arguments: "{}", args: {} }, false);
+ * session.event({ ...envelope, type: "tool/result", content: [], isError: false }, false);
  * session.dispose();
  * equal(sent.join(","), "agent_message_chunk,tool_call,tool_call_update");
  * ```
@@ -97,70 +90,68 @@ export class AcpSession {
    * @param event The event.
    * @param replay True during `session/load`.
    */
-  event(event: BridgeEvent, replay: boolean): void {
-    const send = this.#options.send;
-    switch (event.type) {
-      case "user/message":
-        if (replay) {
-          for (const text of textOf(event.content)) {
-            send({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
-          }
-        }
-        break;
-      case "assistant/message":
-        this.#flushDelta();
-        if (replay && Array.isArray(event.content)) {
-          for (const block of event.content as { type: string; text?: string }[]) {
-            if (block.type !== "text" && block.type !== "reasoning") continue;
-            send({
-              sessionUpdate: block.type === "text" ? "agent_message_chunk" : "agent_thought_chunk",
-              content: { type: "text", text: block.text ?? "" },
-            });
-          }
-        }
-        break;
-      case "model/retry":
-        // Live and on replay: the wait before a retry shows as a thought of its own.
-        this.#flushDelta();
-        send({
-          sessionUpdate: "agent_thought_chunk",
-          content: { type: "text", text: `${String(event.message)}\n` },
-        });
-        break;
-      case "tool/call":
-        this.#flushDelta();
-        send(this.presenter.call(
-          String(event.callId),
-          String(event.name),
-          typeof event.arguments === "string"
-            ? event.arguments
-            : JSON.stringify(event.arguments ?? {}),
-        ));
-        break;
-      case "tool/result": {
-        this.#flushDelta();
-        const callId = String(event.callId);
-        const output = this.#outputs.get(callId);
-        this.#outputs.delete(callId);
-        const update = this.presenter.result(
-          callId,
-          {
-            content: (event.content ?? []) as ContentBlock[],
-            isError: event.isError === true,
-            ...(event.meta !== undefined ? { meta: event.meta as JsonValue } : {}),
-          },
-          {
-            ...(typeof event.surfaceOp === "string" ? { surfaceOp: event.surfaceOp } : {}),
-            ...(output !== undefined ? { streamed: output.streamed, unsent: output.pending } : {}),
-          },
-        );
-        if (update !== undefined) send(update);
-        break;
-      }
-      case "turn/end":
-        this.flush();
-        break;
+  event(event: SessionEvent, replay: boolean): void {
+    if (isEventType(event, "user/message")) {
+      if (replay) this.#replayUser(event);
+    } else if (isEventType(event, "assistant/message")) {
+      this.#flushDelta();
+      if (replay) this.#replayAssistant(event);
+    } else if (isEventType(event, "model/retry")) {
+      // Live and on replay: the wait before a retry shows as a thought of its own.
+      this.#flushDelta();
+      this.#options.send({
+        sessionUpdate: "agent_thought_chunk",
+        content: { type: "text", text: `${event.message}\n` },
+      });
+    } else if (isEventType(event, "tool/call")) {
+      this.#flushDelta();
+      // The arguments as parsed once by the loop (or at load); the raw text when unparseable.
+      this.#options.send(
+        this.presenter.call(event.callId, event.name, event.args ?? event.arguments),
+      );
+    } else if (isEventType(event, "tool/result")) {
+      this.#flushDelta();
+      this.#result(event);
+    } else if (event.type === "turn/end") this.flush();
+  }
+
+  #replayUser(event: SessionEventOf<"user/message">): void {
+    for (const block of event.content) {
+      if (block.type !== "text") continue;
+      this.#options.send({
+        sessionUpdate: "user_message_chunk",
+        content: { type: "text", text: block.text },
+      });
     }
+  }
+
+  #replayAssistant(event: SessionEventOf<"assistant/message">): void {
+    for (const block of event.content) {
+      if (block.type !== "text" && block.type !== "reasoning") continue;
+      this.#options.send({
+        sessionUpdate: block.type === "text" ? "agent_message_chunk" : "agent_thought_chunk",
+        content: { type: "text", text: block.text },
+      });
+    }
+  }
+
+  #result(event: SessionEventOf<"tool/result"> & { readonly surfaceOp?: unknown }): void {
+    const { callId } = event;
+    const output = this.#outputs.get(callId);
+    this.#outputs.delete(callId);
+    const update = this.presenter.result(
+      callId,
+      {
+        content: event.content,
+        isError: event.isError,
+        ...(event.meta !== undefined ? { meta: event.meta } : {}),
+      },
+      {
+        ...(typeof event.surfaceOp === "string" ? { surfaceOp: event.surfaceOp } : {}),
+        ...(output !== undefined ? { streamed: output.streamed, unsent: output.pending } : {}),
+      },
+    );
+    if (update !== undefined) this.#options.send(update);
   }
 
   /**

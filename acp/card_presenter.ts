@@ -30,15 +30,24 @@ export interface CardPresenterOptions {
   readonly logger?: PresenterLogger;
 }
 
+/**
+ * What a call's presenters receive: the arguments parsed once by the loop (the `args` of the
+ * `tool/call` event), or the raw text when it is not lossless JSON. Computed once per call and
+ * handed to `presentCall` and then `presentResult`; presenters never parse again.
+ */
+export type PresenterArgs = JsonValue;
+
 interface PendingCall {
   readonly name: string;
-  readonly args: unknown;
+  readonly args: PresenterArgs;
   readonly card: ToolCallView["card"];
   readonly wire: ToolCallWire;
 }
 
 /**
- * Parses logged raw arguments: an empty string is `{}`, invalid JSON stays the raw string.
+ * Parses logged raw arguments: an empty string is `{}`, invalid JSON stays the raw string. The
+ * presenter no longer calls it (the loop's parse travels on the `tool/call` event as `args`);
+ * kept for callers that hold only the raw text.
  *
  * @param raw The raw argument string as the model emitted it.
  * @returns The parsed value.
@@ -69,7 +78,7 @@ export function parseArguments(raw: string): unknown {
  * import { CardPresenter } from "./card_presenter.ts";
  * import { equal } from "node:assert/strict";
  * const presenter = new CardPresenter({ cwd: "/w", terminalOutput: false, lookup: () => undefined });
- * const call = presenter.call("c1", "mystery", "{\"x\":1}");
+ * const call = presenter.call("c1", "mystery", { x: 1 });
  * equal(call.sessionUpdate, "tool_call");
  * equal(call.title, "mystery");
  * const result = presenter.result("c1", { content: [{ type: "text", text: "done" }], isError: false });
@@ -94,11 +103,11 @@ export class CardPresenter {
    *
    * @param callId The call id.
    * @param name The tool name.
-   * @param rawArguments The raw argument string as logged.
+   * @param args The parsed arguments (the `args` of the `tool/call` event), or the raw text
+   *   when it did not parse.
    * @returns The `tool_call` update.
    */
-  call(callId: string, name: string, rawArguments: string): ToolCallWire {
-    const args = parseArguments(rawArguments);
+  call(callId: string, name: string, args: PresenterArgs): ToolCallWire {
     const { card, wire } = this.#callCard(callId, name, args);
     this.#pending.set(callId, { name, args, card, wire });
     return wire;

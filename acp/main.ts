@@ -15,20 +15,18 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { dirname, resolve } from "node:path";
-import type { ModelAdapter } from "../agent/mod.ts";
 import type { LogLevel } from "../core/mod.ts";
 import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
 import type { ToolExecution } from "../tools/mod.ts";
-import { type AgentConfig, decide, loadConfig } from "./config.ts";
-import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
-import { readFirstLine } from "./_stdin_prefix.ts";
+import { type AgentConfig, decide } from "./config.ts";
+import { EarlyInitialize } from "./_early_initialize.ts";
+import { chooseModel, loadTools, readStartup, type Startup } from "./_agent_setup.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
-import { AGENT_HELP, AGENT_VERSION, bannerLine } from "./_cli.ts";
+import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
 
 /** The parsed command line of the agent binary. */
@@ -186,78 +184,44 @@ export async function main(args: readonly string[]): Promise<number> {
     await writeFrame(options.help ? AGENT_HELP.trimEnd() : `dsh-agent ${AGENT_VERSION}`);
     return 0;
   }
-  let input: ReadableStream<Uint8Array> = Deno.stdin.readable;
-  let initialized: InitializeRequestWire | undefined;
-  // Answer `initialize` before the SDK and the tools load (start-up latency is what editors feel).
-  async function takeFirstLine(): Promise<void> {
-    const first = await readFirstLine(Deno.stdin.readable);
-    input = first.rest;
-    const message = parseMessage(first.line);
-    if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
-      initialized = message.params as unknown as InitializeRequestWire;
-      const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
-      await writeFrame(JSON.stringify(response));
-    } else if (first.line !== undefined) {
-      input = prepend(first.line + "\n", first.rest);
-    }
-  }
+  const early = new EarlyInitialize();
   // In a terminal nobody sends `initialize` right away: load first, so the banner shows.
   const terminal = Deno.stdin.isTerminal();
-  if (!terminal) await takeFirstLine();
+  if (!terminal) await early.take();
   guardStdout();
-  const cwd = Deno.cwd();
-  let config: AgentConfig | undefined;
-  let configFile: string | undefined;
-  let base = cwd;
-  let sessionsDir = "";
-  let scripted: ModelAdapter | undefined;
+  let startup: Startup | undefined;
   if (startupError === undefined) {
     try {
-      const loaded = await loadConfig(cwd, options.config);
-      config = loaded.config;
-      configFile = loaded.file;
-      base = loaded.file === undefined ? cwd : dirname(resolve(loaded.file));
-      sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
-      await Deno.mkdir(sessionsDir, { recursive: true });
-      if (options.script !== undefined) {
-        const { loadScriptModel } = await import("./script_model.ts");
-        scripted = await loadScriptModel(options.script);
-      }
+      startup = await readStartup(Deno.cwd(), options);
     } catch (error) {
       startupError = error;
     }
   }
-  if (startupError !== undefined || config === undefined) {
-    if (terminal) await takeFirstLine();
-    await serveStartupError(startupError, input);
+  if (startupError !== undefined || startup === undefined) {
+    if (terminal) await early.take();
+    await serveStartupError(startupError, early.input);
     return 1;
   }
-  const [agentMod, { createHarness }, { createAcpServer }] = await Promise.all([
-    import("../agent/mod.ts"),
+  return await serve(startup, options, async () => {
+    if (terminal) await early.take();
+    return early;
+  });
+}
+
+/** Builds the harness and serves ACP until stdin closes or a stop is requested. */
+async function serve(
+  startup: Startup,
+  options: AgentArgs,
+  connect: () => Promise<EarlyInitialize>,
+): Promise<number> {
+  const { config } = startup;
+  const [{ createHarness }, { createAcpServer }] = await Promise.all([
     import("../registry/mod.ts"),
     import("./server.ts"),
   ]);
-  const apiKey = Deno.env.get("DEEPSEEK_API_KEY");
-  let createAdapter: () => ModelAdapter;
-  let model = Deno.env.get("DEEPSEEK_MODEL") ?? config.model.model;
-  if (scripted !== undefined) {
-    const adapter = scripted;
-    createAdapter = () => adapter;
-    model = "scripted";
-  } else if (usesDeepSeek(config, apiKey)) {
-    const { deepSeekOptions } = await import("./_model_endpoint.ts");
-    const settings = config;
-    // Per session, so a bad DEEPSEEK_BASE_URL fails session/new with its message.
-    createAdapter = () => new agentMod.DeepSeekAdapter(deepSeekOptions(settings));
-  } else if (config.model.provider === "demo") {
-    const { createDemoModel } = await import("./demo_model.ts");
-    createAdapter = () => createDemoModel();
-    model = "demo";
-  } else {
-    const { createNoKeyModel } = await import("./_no_key_model.ts");
-    createAdapter = () => createNoKeyModel();
-    model = "none";
-  }
+  const deepSeek = startup.scripted === undefined &&
+    usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY"));
+  const { createAdapter, model } = await chooseModel(startup, deepSeek);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
@@ -269,41 +233,18 @@ export async function main(args: readonly string[]): Promise<number> {
     ctx.on("tools/pre-execute", permissionGate(config, safety));
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
-    const loaded = config;
-    const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
-      loadBuiltins(ctx, {
-        config: loaded,
-        workspace: cwd,
-        roots: loaded.roots.map((root) => resolve(base, root)),
-        safety,
-      })
-    ).then(async () => {
-      const { startConfigPlugins } = await import("./_plugins.ts");
-      await startConfigPlugins(ctx, loaded.plugins, base);
-      if (options.logLevel === "debug" || options.logLevel === "info") {
-        Deno.stderr.writeSync(new TextEncoder().encode(bannerLine({
-          model,
-          sandbox: loaded.sandbox !== "auto"
-            ? loaded.sandbox
-            : safety.bashSandboxed
-            ? "workspace-write"
-            : "none (bash asks)",
-          configFile,
-          tools: ctx.tools.list().length,
-        })));
-      }
+    const ready = loadTools(ctx, startup, {
+      safety,
+      model,
+      logLevel: options.logLevel,
+      workspace: Deno.cwd(),
     });
-    ready.catch((error) => {
-      if (ctx.fiber.state !== "disposed") {
-        ctx.logger.error("Cannot load the tools", { error: String(error) });
-      }
-    });
-    if (terminal) await takeFirstLine();
+    const { input, initialized } = await connect();
     const server = createAcpServer(ctx, {
       ready,
       createAdapter,
       model,
-      sessionsDir,
+      sessionsDir: startup.sessionsDir,
       toolMode: config.toolMode,
       flushMs: options.flushMs,
       notice: () => safety.notice,
@@ -320,37 +261,6 @@ export async function main(args: readonly string[]): Promise<number> {
     lifetime[Symbol.dispose]();
   }
   return exitCodeFor(reason);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function parseMessage(line: string | undefined): Record<string, unknown> | undefined {
-  if (line === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(line);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = rest.getReader();
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new TextEncoder().encode(text));
-    },
-    async pull(controller) {
-      const { value, done } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
 }
 
 if (import.meta.main) {

@@ -42,7 +42,7 @@ export type {
 } from "./session_update_wire.ts";
 export { relativizeTitle } from "./relativize_title.ts";
 export { CardPresenter, parseArguments } from "./card_presenter.ts";
-export type { CardPresenterOptions, PresenterLogger } from "./card_presenter.ts";
+export type { CardPresenterOptions, PresenterArgs, PresenterLogger } from "./card_presenter.ts";
 export { AcpSession } from "./acp_session.ts";
 export type { AcpSessionOptions, BridgeEvent } from "./acp_session.ts";
 export { PERMISSION_OPTIONS, SessionPermissions } from "./session_permissions.ts";
@@ -92,6 +92,7 @@ export type { AgentCommand } from "./launch.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { MockAdapter, MockEntry } from "../agent/mock_adapter.ts";
+export type { SessionEvent, SessionEventEnvelope } from "../agent/session_event.ts";
 export type {
   AssistantBlock,
   AssistantMessage,

@@ -4,31 +4,18 @@
  *
  * @module
  */
-import {
-  agent as agentApp,
-  type AgentContext as ClientCaller,
-  type ContentBlock as AcpContentBlock,
-  type McpServer,
-  ndJsonStream,
-  RequestError,
-  type StopReason as AcpStopReason,
-} from "@agentclientprotocol/sdk";
-import { isAbsolute } from "node:path";
-import type { Agent, ModelAdapter } from "../agent/mod.ts";
-import { createAgent } from "../agent/mod.ts";
-import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
-import type { ApprovalOutcome, ApprovalService, ToolMode, ToolsContext } from "../registry/mod.ts";
-import { AcpSession, type BridgeEvent } from "./acp_session.ts";
-import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
+import { agent as agentApp, ndJsonStream } from "@agentclientprotocol/sdk";
+import type { ModelAdapter } from "../agent/mod.ts";
+import type { ToolMode, ToolsContext } from "../registry/mod.ts";
 import {
   type AgentInfo,
   hasTerminalOutput,
   type InitializeRequestWire,
   initializeResponse,
 } from "./initialize.ts";
-import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
-import { McpNotices } from "./_mcp_notices.ts";
+import { ServerState } from "./_server_state.ts";
+import { listen, loadSession, newSession, promptSession } from "./_session_requests.ts";
 
 /** Options of {@linkcode createAcpServer}. */
 export interface AcpServerOptions {
@@ -92,69 +79,6 @@ export interface AcpServer {
   ): AcpServerConnection;
 }
 
-interface LiveSession {
-  readonly agent: Agent;
-  readonly view: AcpSession;
-  readonly permissions: SessionPermissions;
-  turn: AbortController | undefined;
-  replaying: boolean;
-  noticed: boolean;
-  disposeMcp: (() => Promise<void>) | undefined;
-  detachNotices?: () => void;
-}
-
-const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
-  end_turn: "end_turn",
-  cancelled: "cancelled",
-  max_steps: "max_turn_requests",
-  max_tokens: "max_tokens",
-};
-
-function promptContent(blocks: readonly AcpContentBlock[]): ContentBlock[] {
-  return blocks.map((block): ContentBlock => {
-    switch (block.type) {
-      case "text":
-        return { type: "text", text: block.text };
-      case "image":
-        return { type: "image", mimeType: block.mimeType, data: block.data };
-      case "resource_link":
-        return {
-          type: "resource",
-          uri: block.uri,
-          ...(block.mimeType ? { mimeType: block.mimeType } : {}),
-        };
-      case "resource": {
-        const r = block.resource;
-        return {
-          type: "resource",
-          uri: r.uri,
-          ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-          ...("text" in r ? { text: r.text } : {}),
-        };
-      }
-      default:
-        return { type: "text", text: `[${block.type}]` };
-    }
-  });
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-function invalidParams(message: string): RequestError {
-  return new RequestError(-32602, message);
-}
-
-/** ACP "resource not found" for a session id, with the reason in `message`. */
-function sessionNotFound(sessionId: string, message: string): RequestError {
-  return new RequestError(-32002, message, { sessionId });
-}
-
 /**
  * Creates the ACP agent (SDK 2.x `agent()` app inside). It listens to the context's live events
  * (`session/event`, `agent/delta`, `tool/output`) and provides `ctx.approval`, which turns an
@@ -172,320 +96,15 @@ function sessionNotFound(sessionId: string, message: string): RequestError {
  * ```
  */
 export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): AcpServer {
-  const { toolMode = "native", flushMs = 50 } = options;
-  const sessions = new Map<string, LiveSession>();
-  let terminalOutput = false;
-  let client: ClientCaller | undefined;
-  const logger = ctx.logger;
-  const mcpNotices = new McpNotices(ctx);
-
-  // The last notification sent per session: a turn answers only after its updates are out.
-  const lastSent = new Map<string, Promise<void>>();
-  function sender(sessionId: string) {
-    return function send(update: SessionUpdateWire): void {
-      const sent = client?.notify("session/update", { sessionId, update }).catch((error) => {
-        logger.warn("Cannot send session/update", { error: String(error) });
-      });
-      if (sent) lastSent.set(sessionId, sent);
-    };
-  }
-
-  async function open(
-    agent: Agent,
-    servers: readonly McpServer[],
-  ): Promise<LiveSession> {
-    const view = new AcpSession({
-      cwd: agent.cwd,
-      terminalOutput,
-      lookup: (name) => ctx.tools.get(name, { scope: agent.sessionId }),
-      send: sender(agent.sessionId),
-      flushMs,
-      logger,
-    });
-    const permissions = new SessionPermissions(
-      agent.sessionId,
-      (params, signal) => {
-        if (!client) {
-          return Promise.reject(new Error("Cannot ask for permission: no client connected"));
-        }
-        // A card already shown waits as `pending` while the user decides, then runs.
-        const id = params.toolCall.toolCallId;
-        const shown = view.presenter.pendingCard(id) !== undefined;
-        if (shown) view.status(id, "pending");
-        const answer: Promise<PermissionResponseWire> = client.request(
-          "session/request_permission",
-          params,
-          signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
-        );
-        if (shown) {
-          answer.then(({ outcome }) => {
-            if (outcome.outcome === "selected" && outcome.optionId.startsWith("allow")) {
-              view.status(id, "in_progress");
-            }
-          }, () => {});
-        }
-        return answer;
-      },
-    );
-    const live: LiveSession = {
-      agent,
-      view,
-      permissions,
-      turn: undefined,
-      replaying: false,
-      noticed: false,
-      disposeMcp: undefined,
-    };
-    // An editor-provided stdio server the profile cannot run would only fail later with a
-    // permission error; say how to allow it instead.
-    const refused: string[] = [];
-    servers = servers.filter((server) => {
-      if (!("command" in server) || typeof server.command !== "string") return true;
-      const state = Deno.permissions.querySync({ name: "run", command: server.command }).state;
-      if (state === "granted") return true;
-      const text = `Cannot start MCP server ${
-        JSON.stringify(server.name)
-      } from the editor: the agent may not run ${
-        JSON.stringify(server.command)
-      }: add it to "allowRun" in dsh.jsonc`;
-      logger.warn(text);
-      refused.push(text);
-      return false;
-    });
-    // Start-up failures, stops and returns of MCP servers reach the user as messages.
-    live.detachNotices = mcpNotices.attach(agent.sessionId, sender(agent.sessionId), refused);
-    if (servers.length > 0) {
-      // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
-      const { startAcpMcpServers } = await import("../mcp/mod.ts");
-      const fiber = startAcpMcpServers(ctx, servers, {
-        cwd: agent.cwd,
-        scope: agent.sessionId,
-      });
-      live.disposeMcp = () => fiber.dispose();
-      // Not awaited: the session opens now and each server's tools register when it answers
-      // (connectTimeoutMs bounds a server that never does); a prompt waits for first attempts.
-      mcpNotices.track(agent.sessionId, fiber.ready);
-    }
-    const previous = sessions.get(agent.sessionId);
-    if (previous) await close(previous);
-    sessions.set(agent.sessionId, live);
-    return live;
-  }
-
-  async function close(live: LiveSession): Promise<void> {
-    live.turn?.abort();
-    live.view.dispose();
-    await live.agent.dispose();
-    live.detachNotices?.();
-    await live.disposeMcp?.();
-    if (sessions.get(live.agent.sessionId) === live) {
-      sessions.delete(live.agent.sessionId);
-      lastSent.delete(live.agent.sessionId);
-    }
-  }
-
-  const approval: ApprovalService = {
-    request(exec: ToolExecution, options?: { readonly reason?: string }): Promise<ApprovalOutcome> {
-      const live = exec.agent ? sessions.get(exec.agent.sessionId) : undefined;
-      if (!live) return Promise.resolve("unavailable");
-      const card = live.view.permissionCard(
-        exec.callId,
-        exec.name,
-        exec.arguments,
-        options?.reason,
-      );
-      return live.permissions.ask(exec.name, card, live.turn?.signal);
-    },
-  };
-  ctx.provide("approval", approval);
-  ctx.on("session/event", (event: BridgeEvent, agent: Agent) => {
-    const live = sessions.get(agent.sessionId);
-    if (live && live.agent === agent && !live.replaying) live.view.event(event, false);
-  });
-  ctx.on(
-    "agent/delta",
-    (delta: { sessionId: string; kind: "text" | "reasoning"; text: string }) => {
-      sessions.get(delta.sessionId)?.view.delta(delta.kind, delta.text);
-    },
-  );
-  ctx.on("tool/output", (out: { sessionId: string; callId: string; chunk: string }) => {
-    sessions.get(out.sessionId)?.view.output(out.callId, out.chunk);
-  });
-  // A message for the user outside any tool (a plugin reload): every open session gets it as
-  // agent text; with none open, the next prompt sends it first.
-  const notices: string[] = [];
-  function notice(sessionId: string, text: string): void {
-    sender(sessionId)({
-      sessionUpdate: "agent_message_chunk",
-      content: { type: "text", text: `\n[dsh] ${text}\n` },
-    });
-  }
-  ctx.on("acp/notice", (text: string) => {
-    if (sessions.size === 0) notices.push(text);
-    for (const sessionId of sessions.keys()) notice(sessionId, text);
-  });
-
-  function checkCwd(
-    cwd: string,
-    additionalDirectories: readonly string[] | undefined,
-    method: string,
-  ): void {
-    if (typeof cwd !== "string" || !isAbsolute(cwd)) {
-      throw invalidParams(
-        `Cannot ${method}: "cwd" must be an absolute path: received ${JSON.stringify(cwd)}`,
-      );
-    }
-    const status = Deno.permissions.querySync({ name: "read", path: cwd });
-    if (status.state !== "granted") {
-      throw invalidParams(
-        `Cannot ${method}: the agent may not read ${
-          JSON.stringify(cwd)
-        }: add it to "roots" in dsh.jsonc or start the agent from that folder`,
-      );
-    }
-    if (!isDirectory(cwd)) {
-      throw invalidParams(
-        `Cannot ${method}: "cwd" must be an existing directory: received ${JSON.stringify(cwd)}`,
-      );
-    }
-    // Not advertised (`sessionCapabilities.additionalDirectories`): the workspace is `cwd` only.
-    if (additionalDirectories !== undefined && additionalDirectories.length > 0) {
-      throw invalidParams(
-        `Cannot ${method}: "additionalDirectories" is not supported: received ${
-          JSON.stringify(additionalDirectories).slice(0, 200)
-        }; expected none (the workspace is "cwd")`,
-      );
-    }
-  }
-
-  let app = agentApp({ name: "dsh" })
-    .onConnect((connection) => {
-      client = connection.client;
-      connection.closed.finally(async () => {
-        for (const live of [...sessions.values()]) await close(live).catch(() => {});
-        client = undefined;
-      });
-    });
-  if (options.initialized !== undefined) terminalOutput = hasTerminalOutput(options.initialized);
-  else {
-    app = app.onRequest("initialize", ({ params }) => {
-      terminalOutput = hasTerminalOutput(params);
-      return initializeResponse(options.agentInfo);
-    });
-  }
-  app = app
-    .onRequest("session/new", async ({ params }) => {
-      checkCwd(params.cwd, params.additionalDirectories ?? undefined, "create a session");
-      await options.ready;
-      const agent = await createAgent(ctx, {
-        adapter: options.createAdapter(),
-        model: options.model,
-        cwd: params.cwd,
-        logDir: options.sessionsDir,
-        toolMode,
-        ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-      });
-      await open(agent, params.mcpServers ?? []);
-      return { sessionId: agent.sessionId };
-    })
-    .onRequest("session/load", async ({ params }) => {
-      checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
-      await options.ready;
-      const { sessionId } = params;
-      const logPath = `${options.sessionsDir}/${sessionId}.jsonl`;
-      const notFound = () =>
-        sessionNotFound(
-          sessionId,
-          `Cannot load session ${JSON.stringify(sessionId)}: no session log ${
-            JSON.stringify(logPath)
-          }`,
-        );
-      if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound();
-      const existing = sessions.get(sessionId);
-      if (existing) await close(existing);
-      let agent: Agent;
-      try {
-        agent = await createAgent(ctx, {
-          adapter: options.createAdapter(),
-          model: options.model,
-          logPath,
-          resume: true,
-          toolMode,
-          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-        });
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound) throw notFound();
-        // Another agent process appends to this log: say which, not "Internal error".
-        if ((error as { code?: unknown }).code === "SESSION_IN_USE") {
-          throw new RequestError(-32603, (error as Error).message, { sessionId });
-        }
-        throw error;
-      }
-      const live = await open(agent, params.mcpServers ?? []);
-      live.replaying = true;
-      try {
-        for (const event of agent.events) live.view.event(event as BridgeEvent, true);
-        live.view.flush();
-      } finally {
-        live.replaying = false;
-      }
-      await lastSent.get(sessionId);
-      return {};
-    })
-    .onRequest("session/prompt", async ({ params }) => {
-      const live = sessions.get(params.sessionId);
-      if (!live) {
-        throw sessionNotFound(
-          params.sessionId,
-          `Cannot prompt session ${
-            JSON.stringify(params.sessionId)
-          }: it is not open in this agent (create it with session/new or open it with session/load)`,
-        );
-      }
-      if (live.turn) {
-        throw new RequestError(
-          -32600,
-          `Cannot prompt session "${params.sessionId}": a turn is already running`,
-        );
-      }
-      for (const text of notices.splice(0)) notice(params.sessionId, text);
-      const turn = new AbortController();
-      live.turn = turn;
-      const safetyNotice = live.noticed ? undefined : options.notice?.();
-      if (safetyNotice !== undefined) {
-        live.noticed = true;
-        sender(params.sessionId)({
-          sessionUpdate: "agent_message_chunk",
-          content: { type: "text", text: `${safetyNotice}\n\n` },
-        });
-      }
-      try {
-        // Tools of MCP servers still making their first attempt (at most connectTimeoutMs).
-        await mcpNotices.settled(params.sessionId, turn.signal);
-        const result = await live.agent.prompt(promptContent(params.prompt), {
-          signal: turn.signal,
-        });
-        live.view.flush();
-        await lastSent.get(params.sessionId);
-        if (result.stopReason === "error") {
-          throw new RequestError(-32603, result.error?.message ?? "the turn failed", result.error);
-        }
-        return { stopReason: STOP_REASONS[result.stopReason] ?? "end_turn" };
-      } finally {
-        live.turn = undefined;
-      }
-    })
-    .onNotification("session/cancel", ({ params }) => {
-      sessions.get(params.sessionId)?.turn?.abort(
-        new DOMException("the client cancelled the turn", "AbortError"),
-      );
-    });
+  const state = new ServerState(ctx, options);
+  listen(state);
+  const app = createApp(state);
   return {
     connect(output, input): AcpServerConnection {
       const limit = options.maxFrameBytes ?? MAX_FRAME_BYTES;
       const shared = shareOutput(output);
       const lines = boundFrames(input, limit, (bytes, head) => {
-        logger.warn("Dropped an oversized ACP message", { bytes, limit });
+        ctx.logger.warn("Dropped an oversized ACP message", { bytes, limit });
         return shared.write(oversizedError(bytes, limit, head)).catch(() => {});
       });
       const connection = app.connect(
@@ -500,4 +119,34 @@ export function createAcpServer(ctx: ToolsContext, options: AcpServerOptions): A
       };
     },
   };
+}
+
+/** The SDK app: the connection's client, `initialize` and the session requests. */
+function createApp(state: ServerState) {
+  const { options, sessions } = state;
+  let app = agentApp({ name: "dsh" })
+    .onConnect((connection) => {
+      state.client = connection.client;
+      connection.closed.finally(async () => {
+        for (const live of [...sessions.values()]) await state.close(live).catch(() => {});
+        state.client = undefined;
+      });
+    });
+  if (options.initialized !== undefined) {
+    state.terminalOutput = hasTerminalOutput(options.initialized);
+  } else {
+    app = app.onRequest("initialize", ({ params }) => {
+      state.terminalOutput = hasTerminalOutput(params);
+      return initializeResponse(options.agentInfo);
+    });
+  }
+  return app
+    .onRequest("session/new", ({ params }) => newSession(state, params))
+    .onRequest("session/load", ({ params }) => loadSession(state, params))
+    .onRequest("session/prompt", ({ params }) => promptSession(state, params))
+    .onNotification("session/cancel", ({ params }) => {
+      sessions.get(params.sessionId)?.turn?.abort(
+        new DOMException("the client cancelled the turn", "AbortError"),
+      );
+    });
 }

@@ -1,7 +1,7 @@
 /** Incrementally turns session events into model messages (shared by deriveMessages and the loop). */
 import type { ContentBlock } from "../tools/content.ts";
 import type { ModelMessage, UserMessage } from "./model.ts";
-import type { SessionEvent, SessionEventMap } from "./session_event.ts";
+import { isEventType, type SessionEvent, type SessionEventOf } from "./session_event.ts";
 
 const MAX_TOKENS_TEXT =
   "Error: tool call was not executed because the answer was cut off at the output token limit";
@@ -19,50 +19,45 @@ export class MessageBuilder {
   #held: UserMessage[] = [];
 
   push(event: SessionEvent): void {
-    switch (event.type) {
-      case "user/message": {
-        const data = event as unknown as SessionEventMap["user/message"];
-        this.settle();
-        this.#messages.push({ role: "user", content: data.content });
-        break;
-      }
-      case "context/inject": {
-        const data = event as unknown as SessionEventMap["context/inject"];
-        const message: UserMessage = {
-          role: "user",
-          content: data.content,
-          source: data.source?.kind ?? "plugin",
-        };
-        if (this.#pending.size > 0) this.#held.push(message);
-        else this.#messages.push(message);
-        break;
-      }
-      case "assistant/message": {
-        const data = event as unknown as SessionEventMap["assistant/message"];
-        this.settle();
-        if (!Array.isArray(data.content) || data.content.length === 0) break;
-        this.#messages.push({ role: "assistant", content: data.content });
-        for (const block of data.content) {
-          if (block.type === "tool-call") this.#pending.add(block.id);
-        }
-        this.#pendingText = data.finishReason === "max-tokens" ? MAX_TOKENS_TEXT : INTERRUPTED_TEXT;
-        break;
-      }
-      case "tool/result": {
-        const data = event as unknown as SessionEventMap["tool/result"];
-        // A result for a call the last assistant message did not make would break the
-        // provider's pairing rule; it is not sent.
-        if (!this.#pending.delete(data.callId)) break;
-        this.#messages.push({
-          role: "tool",
-          callId: data.callId,
-          content: data.content,
-          isError: data.isError,
-        });
-        if (this.#pending.size === 0) this.#flushHeld();
-        break;
-      }
+    if (isEventType(event, "user/message")) {
+      this.settle();
+      this.#messages.push({ role: "user", content: event.content });
+    } else if (isEventType(event, "context/inject")) this.#context(event);
+    else if (isEventType(event, "assistant/message")) this.#assistant(event);
+    else if (isEventType(event, "tool/result")) this.#result(event);
+  }
+
+  #context(event: SessionEventOf<"context/inject">): void {
+    const message: UserMessage = {
+      role: "user",
+      content: event.content,
+      source: event.source?.kind ?? "plugin",
+    };
+    if (this.#pending.size > 0) this.#held.push(message);
+    else this.#messages.push(message);
+  }
+
+  #assistant(event: SessionEventOf<"assistant/message">): void {
+    this.settle();
+    if (!Array.isArray(event.content) || event.content.length === 0) return;
+    this.#messages.push({ role: "assistant", content: event.content });
+    for (const block of event.content) {
+      if (block.type === "tool-call") this.#pending.add(block.id);
     }
+    this.#pendingText = event.finishReason === "max-tokens" ? MAX_TOKENS_TEXT : INTERRUPTED_TEXT;
+  }
+
+  #result(event: SessionEventOf<"tool/result">): void {
+    // A result for a call the last assistant message did not make would break the provider's
+    // pairing rule; it is not sent.
+    if (!this.#pending.delete(event.callId)) return;
+    this.#messages.push({
+      role: "tool",
+      callId: event.callId,
+      content: event.content,
+      isError: event.isError,
+    });
+    if (this.#pending.size === 0) this.#flushHeld();
   }
 
   /** Answers calls still pending with synthetic errors and releases held contexts. */

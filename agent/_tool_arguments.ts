@@ -11,6 +11,7 @@
  */
 import { errorMessage } from "../core/error_message.ts";
 import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
+import { isEventType, type SessionEvent } from "./session_event.ts";
 
 /** Integers of up to 15 digits are always exact; longer digit runs are checked. */
 const LONG_DIGITS_REGEXP = /\d{16}/;
@@ -81,4 +82,28 @@ export function parseToolArguments(
     }
     return { problem: { kind: "lossless", message: error.describe("arguments") } };
   }
+}
+
+const EMPTY_ARGS: JsonValue = Object.freeze({});
+
+/**
+ * The arguments of a tool call as the loop and its presenters see them: an empty (or blank)
+ * text is `{}`, anything else goes through {@linkcode parseToolArguments}.
+ */
+export function parseCallArguments(
+  text: string,
+): { readonly args: JsonValue } | { readonly problem: ArgumentsProblem } {
+  return text.trim() === "" ? { args: EMPTY_ARGS } : parseToolArguments(text);
+}
+
+/**
+ * The derived `args` of a loaded `tool/call` event that has none (logs never store them): the
+ * same parse the live append used; the event is returned unchanged when the text is not
+ * lossless JSON or `args` is already there.
+ */
+export function withCallArgs(event: SessionEvent): SessionEvent {
+  if (!isEventType(event, "tool/call") || event.args !== undefined) return event;
+  if (typeof event.arguments !== "string") return event;
+  const parsed = parseCallArguments(event.arguments);
+  return "args" in parsed ? { ...event, args: parsed.args } : event;
 }

@@ -54,7 +54,7 @@ export async function runToolBatch(
     const parsed = hooks.parse(call);
     if ("outcome" in parsed) {
       // Unusable arguments never reach the registry, but the failure keeps its model-order slot.
-      hooks.started(call);
+      hooks.started(call, undefined);
       outcomes[index] = parsed.outcome;
       commitReady();
       continue;

@@ -6,14 +6,15 @@
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
-import { type JsonValue, snapshotJson } from "../core/json.ts";
+import type { JsonValue } from "../core/json.ts";
 import type { ToolMode, ToolOutcome } from "../registry/types.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
 import type { Agent, AgentContext, CreateAgentOptions, PromptResult } from "./agent.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
+import type { SessionEventMap, SessionEventType } from "./session_event.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
-import { parseToolArguments } from "./_tool_arguments.ts";
+import { parseCallArguments } from "./_tool_arguments.ts";
 import { stopFor, streamAnswer } from "./_stream_answer.ts";
 import { runToolBatch } from "./_tool_batch.ts";
 
@@ -28,7 +29,7 @@ export interface TurnHost {
   /** The conversation the next request carries. */
   messages(): ModelMessage[];
   /** Appends to the session log (and emits `session/event`). */
-  append(type: string, data: Readonly<Record<string, unknown>>): void;
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): void;
   /** Logs the `inject()` calls queued while the turn ran. */
   flushInjects(): void;
 }
@@ -51,22 +52,23 @@ export async function runSteps(
     if ("stop" in answer) return answer.stop;
     await runToolBatch(answer.calls, maxParallelToolCalls, {
       parse: (call) => {
-        const parsed = call.arguments.trim() === ""
-          ? { args: EMPTY_ARGS }
-          : parseToolArguments(call.arguments);
+        const parsed = parseCallArguments(call.arguments);
         if (!("args" in parsed)) {
           return { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
         }
         return { prepared: prepareCall(host, call, parsed.args, { signal, mode: toolMode }) };
       },
       isSafe: (_call, prepared) => !signal.aborted && prepared.concurrencySafe,
-      started: (call) =>
+      // The presenters get the registry's own frozen arguments: its validation is remembered
+      // per snapshot, so they never validate again.
+      started: (call, prepared) =>
         host.append("tool/call", {
           turn,
           step,
           callId: call.id,
           name: call.name,
           arguments: call.arguments,
+          ...(prepared === undefined ? {} : { args: prepared.arguments }),
         }),
       execute: (_call, prepared) => executeCall(host, prepared),
       commit: (call, outcome) => commitResult(host, { turn, step }, call, outcome),
@@ -134,8 +136,6 @@ async function streamStep(
   if (calls.length === 0) return { stop: { stopReason: "end_turn" } };
   return { calls };
 }
-
-const EMPTY_ARGS: JsonValue = snapshotJson({});
 
 /** The registry's call for one model call: arguments (already a snapshot) taken as they are. */
 function prepareCall(

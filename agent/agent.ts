@@ -11,7 +11,16 @@ import type { AgentHandle, InjectOptions } from "../tools/definition.ts";
 import type { ToolMode, ToolRegistry } from "../registry/types.ts";
 import type { ModelAdapter, ModelMessage } from "./model.ts";
 import type { SessionLogWarning } from "./read_session_log.ts";
-import type { ContextSource, SessionEvent, StopReason } from "./session_event.ts";
+import type {
+  ContextSource,
+  SessionEvent,
+  SessionEventData,
+  SessionEventMap,
+  SessionEventOf,
+  SessionEventType,
+  StopReason,
+} from "./session_event.ts";
+import type { AgentEventMap, AgentEventType } from "./agent_events.ts";
 import { SessionLog } from "./session_log.ts";
 import { MessageBuilder } from "./_message_builder.ts";
 import { errorData, snapshot, textContent } from "./_agent_util.ts";
@@ -26,7 +35,7 @@ export interface AgentContext {
   /** The tool registry. */
   readonly tools: ToolRegistry;
   /** Observe-only events: `session/event`, `agent/delta`, `tool/output`, `agent/disposed`. */
-  emit(event: string, ...args: unknown[]): void;
+  emit<K extends AgentEventType>(event: K, ...args: AgentEventMap[K]): void;
   /** Value hooks: `agent/system-prompt` (value: the prompt, extra arg: the agent). */
   waterfall<T>(event: string, value: T, ...args: unknown[]): Promise<T>;
   /** Warnings (a torn log line on resume). */
@@ -269,7 +278,9 @@ export class Agent implements AgentHandle {
     return this.dispose();
   }
 
-  #append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
+  #append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): SessionEventOf<K>;
+  #append(type: string, data: SessionEventData): SessionEvent;
+  #append(type: string, data: SessionEventData): SessionEvent {
     const event = this.#log.append(type, data);
     this.#events.push(event);
     this.#builder.push(event);

@@ -53,6 +53,8 @@ export type {
   Usage,
   UserMessage,
 } from "./model.ts";
+export { onAgentEvent } from "./agent_events.ts";
+export type { AgentDelta, AgentEventMap, AgentEventType, ToolOutputEvent } from "./agent_events.ts";
 export { parseSessionLog, readSessionLog } from "./read_session_log.ts";
 export type { LoadedSessionLog, SessionLogWarning } from "./read_session_log.ts";
 export { isEventType } from "./session_event.ts";
@@ -71,6 +73,7 @@ export { SessionLog } from "./session_log.ts";
 export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
+export type { Listener } from "../core/context.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export type { Logger } from "../core/logger.ts";
 export type { ToolFilter } from "../tools/tool_filter.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 import type { SessionEvent, SessionHeader } from "./session_event.ts";
+import { withCallArgs } from "./_tool_arguments.ts";
 
 /** A problem found while loading a log; the line was skipped (or, for `seq`, kept). */
 export interface SessionLogWarning {
@@ -28,6 +29,11 @@ export interface LoadedSessionLog {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isHeader(value: unknown): value is SessionHeader {
+  return isRecord(value) && value.type === "session" && typeof value.id === "string" &&
+    typeof value.cwd === "string";
 }
 
 /**
@@ -60,10 +66,7 @@ export function parseSessionLog(text: string, path: string): LoadedSessionLog {
   } catch {
     header = undefined;
   }
-  if (
-    !isRecord(header) || header.type !== "session" || typeof header.id !== "string" ||
-    typeof header.cwd !== "string"
-  ) {
+  if (!isHeader(header)) {
     throw new SyntaxError(
       `Cannot read session log "${path}": line 1 is not a session header: received ${
         JSON.stringify((lines[0] ?? "").slice(0, 200))
@@ -96,9 +99,9 @@ export function parseSessionLog(text: string, path: string): LoadedSessionLog {
       warnings.push({ line: i + 1, message: `seq ${value.seq} does not follow ${lastSeq}; kept` });
     }
     lastSeq = Math.max(lastSeq, value.seq);
-    events.push(value as SessionEvent);
+    events.push(withCallArgs(value as SessionEvent));
   }
-  return { header: header as unknown as SessionHeader, events, warnings, endsWithNewline };
+  return { header, events, warnings, endsWithNewline };
 }
 
 /**

@@ -63,13 +63,19 @@ export interface SessionEventMap {
     readonly status?: number;
     readonly message: string;
   };
-  /** Appended before the call executes; `arguments` is the raw model string. */
+  /**
+   * Appended before the call executes; `arguments` is the raw model string (the one stored
+   * form). `args` is the same arguments parsed losslessly and frozen, for presenters: set at
+   * append and again at load, never written to the log; absent when the text is not lossless
+   * JSON (an empty text is `{}`).
+   */
   "tool/call": {
     readonly turn: number;
     readonly step: number;
     readonly callId: string;
     readonly name: string;
     readonly arguments: string;
+    readonly args?: JsonValue;
   };
   /** The normalized outcome of a call. */
   "tool/result": {
@@ -108,14 +114,14 @@ export interface SessionEventMap {
 export type SessionEventType = keyof SessionEventMap;
 
 /** The envelope every event line carries. */
-export interface SessionEventEnvelope {
+export type SessionEventEnvelope = {
   /** 1-based, strictly increasing within a log. */
   readonly seq: number;
   /** ISO time of the append. */
   readonly time: string;
   /** Event type, such as `tool/call`, or a tool-owned type such as `fs/observed`. */
   readonly type: string;
-}
+};
 
 /** A known event with its typed data. */
 export type SessionEventOf<T extends SessionEventType> =

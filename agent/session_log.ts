@@ -15,7 +15,14 @@
  * @module
  */
 import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
-import type { SessionEvent, SessionHeader } from "./session_event.ts";
+import type {
+  SessionEvent,
+  SessionEventData,
+  SessionEventMap,
+  SessionEventOf,
+  SessionEventType,
+  SessionHeader,
+} from "./session_event.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { acquireSessionLock, type SessionLock } from "./_session_lock.ts";
 
@@ -51,6 +58,13 @@ function isoNow(): string {
     lastIso = new Date(ms).toISOString();
   }
   return lastIso;
+}
+
+/** The line form of an event: a `tool/call` without its derived `args`. */
+function storedForm(event: SessionEvent): SessionEvent {
+  if (event.type !== "tool/call" || !Object.hasOwn(event, "args")) return event;
+  const { args: _, ...stored } = event;
+  return stored as SessionEvent;
 }
 
 /**
@@ -224,7 +238,9 @@ export class SessionLog {
   }
 
   /**
-   * Appends one event as one line and returns it.
+   * Appends one event as one line and returns it. A known type (a key of `SessionEventMap`)
+   * takes and returns its typed data; a tool-owned type takes any JSON object. The line omits
+   * the derived `args` of a `tool/call` (the raw `arguments` text is the stored form).
    *
    * @param type The event type, such as `tool/call`.
    * @param data The event data: a JSON object without `seq`, `time` or `type` (checked when
@@ -233,6 +249,20 @@ export class SessionLog {
    * @throws {TypeError} When the data is not JSON-serializable or uses a reserved key.
    * @throws {Error} When the log is closed.
    */
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): SessionEventOf<K>;
+  /**
+   * Appends one event as one line and returns it. A known type (a key of `SessionEventMap`)
+   * takes and returns its typed data; a tool-owned type takes any JSON object. The line omits
+   * the derived `args` of a `tool/call` (the raw `arguments` text is the stored form).
+   *
+   * @param type The event type, such as `tool/call`.
+   * @param data The event data: a JSON object without `seq`, `time` or `type` (checked when
+   * serialized).
+   * @returns The appended event (envelope plus data).
+   * @throws {TypeError} When the data is not JSON-serializable or uses a reserved key.
+   * @throws {Error} When the log is closed.
+   */
+  append(type: string, data: SessionEventData): SessionEvent;
   append(type: string, data: Readonly<Record<string, unknown>>): SessionEvent {
     if (!this.#open) {
       throw new Error(`Cannot append "${type}" to session log "${this.path}": the log is closed`);
@@ -244,15 +274,10 @@ export class SessionLog {
         );
       }
     }
-    const event: SessionEvent = {
-      seq: this.#seq + 1,
-      time: isoNow(),
-      type,
-      ...data,
-    };
+    const event: SessionEvent = { seq: this.#seq + 1, time: isoNow(), type, ...data };
     let line: string;
     try {
-      line = JSON.stringify(event);
+      line = JSON.stringify(storedForm(event));
     } catch (error) {
       throw new TypeError(
         `Cannot append "${type}" to the session log: data is not JSON-serializable: ${

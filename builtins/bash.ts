@@ -12,8 +12,7 @@
  */
 import type { Context } from "../core/context.ts";
 import { assertRunPermissions } from "../core/permission_hint.ts";
-import type { ToolExecution, ToolResult } from "../tools/definition.ts";
-import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
+import type { ToolExecution } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
@@ -21,32 +20,10 @@ import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
+import { type BashArgs, bashMeta, presentBashCall, presentBashResult } from "./_bash_view.ts";
 
-/** The arguments of the `bash` tool (without the jobs layer's `run_in_background`). */
-export interface BashArgs {
-  /** The command, run with `bash -c`. */
-  readonly command: string;
-  /** A short description shown above the terminal card. */
-  readonly description?: string;
-  /** Deadline in milliseconds. */
-  readonly timeout_ms?: number;
-}
-
-/** The `meta` a bash result carries: what the terminal card needs. */
-export type BashMeta = {
-  /** The kept output (head, truncation line, tail when truncated). */
-  readonly output: string;
-  /** The exit code, or `null` when a signal ended the shell. */
-  readonly exitCode: number | null;
-  /** The signal that ended the shell. */
-  readonly signal?: string;
-  /** True when the deadline killed it. */
-  readonly timedOut?: boolean;
-  /** The spill file holding the complete output. */
-  readonly spillPath?: string;
-  /** True when a descendant kept the output pipe open after the command ended (reading stopped). */
-  readonly pipeHeldOpen?: boolean;
-};
+export { bashOutputOf, presentBashCall, presentBashResult } from "./_bash_view.ts";
+export type { BashArgs, BashMeta } from "./_bash_view.ts";
 
 /** Options for {@linkcode createBashTool}. */
 export interface BashToolOptions {
@@ -72,59 +49,6 @@ const DESCRIPTION = [
   "keeps its beginning and end; the complete output is saved to the file named in the",
   "`[output truncated ...]` line. Each call is a fresh shell: `cd` and variables do not persist.",
 ].join(" ");
-
-/**
- * The pending terminal card.
- *
- * @param args The call's arguments.
- * @returns The terminal view (title = command).
- *
- * @example Usage
- * ```ts
- * import { presentBashCall } from "./bash.ts";
- * import { deepEqual } from "node:assert/strict";
- * deepEqual(presentBashCall({ command: "ls", description: "List" }), { card: "terminal", title: "ls", description: "List" });
- * ```
- */
-export function presentBashCall(args: BashArgs): TerminalCallView {
-  return args.description === undefined
-    ? { card: "terminal", title: args.command }
-    : { card: "terminal", title: args.command, description: args.description };
-}
-
-/**
- * The completed terminal card, read from `meta` (never parsed from the text).
- *
- * @param _args The call's arguments.
- * @param result The result.
- * @returns The terminal view, or `undefined` (generic card) for failures and foreign meta.
- *
- * @example Usage
- * ```ts
- * import { presentBashResult } from "./bash.ts";
- * import { deepEqual } from "node:assert/strict";
- * const meta = { output: "boom\n", exitCode: 2 };
- * deepEqual(presentBashResult({ command: "x" }, { content: [], isError: false, meta }), { card: "terminal", output: "boom\n", exitCode: 2 });
- * ```
- */
-export function presentBashResult(
-  _args: BashArgs,
-  result: ToolResult,
-): TerminalResultView | undefined {
-  const meta = result.meta;
-  if (result.isError || typeof meta !== "object" || meta === null || Array.isArray(meta)) {
-    return undefined;
-  }
-  const { output, exitCode, signal } = meta as Record<string, unknown>;
-  if (typeof output !== "string") return undefined;
-  const view: { -readonly [K in keyof TerminalResultView]: TerminalResultView[K] } = {
-    card: "terminal",
-    output,
-  };
-  if (typeof exitCode === "number") view.exitCode = exitCode;
-  if (typeof signal === "string") view.signal = signal;
-  return view;
-}
 
 /**
  * The model-facing text: output, then the markers.
@@ -259,18 +183,6 @@ function reportSpill(exec: ToolExecution, summary: CaptureSummary): void {
       totalBytes: summary.totalBytes,
     });
   } catch { /* the agent is gone; the path is in the result text */ }
-}
-
-function bashMeta(summary: CaptureSummary, run: RunResult): BashMeta {
-  const meta: { -readonly [K in keyof BashMeta]: BashMeta[K] } = {
-    output: summary.text,
-    exitCode: run.exitCode,
-  };
-  if (run.signal !== null) meta.signal = run.signal;
-  if (run.timedOut) meta.timedOut = true;
-  if (run.pipeHeldOpen) meta.pipeHeldOpen = true;
-  if (summary.spillPath !== undefined) meta.spillPath = summary.spillPath;
-  return meta;
 }
 
 /** The `bash` parameters map. */

@@ -42,6 +42,7 @@ export type {
 } from "./sandbox.ts";
 export {
   BASH_PARAMETERS,
+  bashOutputOf,
   bashPlugin,
   createBashTool,
   formatBashText,

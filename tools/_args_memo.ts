@@ -7,6 +7,7 @@
  */
 import { isJsonSnapshot } from "../core/json.ts";
 import type { ArgsValidation } from "./definition.ts";
+import { ToolArgsError } from "./tool_args_error.ts";
 
 /** What presenters get instead of arguments that do not match. */
 export const INVALID: unique symbol = Symbol("invalid");
@@ -24,7 +25,7 @@ interface Compiled {
   check(args: unknown): ArgsValidation;
 }
 
-/** Adds a per-snapshot memory to `compiled`: `validate` checks once, `parse` skips a known-good check. */
+/** Adds a per-snapshot memory to `compiled`: `validate` checks once, `parse` reuses a known answer. */
 export function rememberValidation<C extends Compiled>(compiled: C): C & {
   validate(args: unknown): ArgsValidation;
   parseSoft(args: unknown): unknown;
@@ -42,7 +43,10 @@ export function rememberValidation<C extends Compiled>(compiled: C): C & {
     validate,
     parse(args: unknown): unknown {
       const answer = typeof args === "object" && args !== null ? known.get(args) : undefined;
-      return answer?.ok === true ? answer.args : parse(args);
+      if (answer === undefined || answer === ASYNC) return parse(args);
+      // A known failure throws what the check found: the same violations, not a second run.
+      if (!answer.ok) throw new ToolArgsError(answer.violations);
+      return answer.args;
     },
     parseSoft(args: unknown): unknown {
       const answer = validate(args);

@@ -2,6 +2,16 @@ import { deepEqual, equal } from "node:assert/strict";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { AcpSession } from "../../acp/acp_session.ts";
 import type { AnyToolDefinition } from "../../tools/definition.ts";
+import type { SessionEvent } from "../../agent/mod.ts";
+import type { JsonValue } from "../../core/json.ts";
+
+/** A logged event: the envelope added, and a `tool/call`'s `args` parsed as the loop does. */
+function ev(data: { readonly type: string; readonly [key: string]: unknown }): SessionEvent {
+  const args = data.type === "tool/call" && typeof data.arguments === "string"
+    ? { args: JSON.parse(data.arguments) as JsonValue }
+    : {};
+  return { seq: 1, time: "t", ...data, ...args };
+}
 
 const term: AnyToolDefinition = {
   name: "sh",
@@ -48,12 +58,12 @@ Deno.test("AcpSession.event() replays user and assistant messages only on replay
     }],
   };
   const live = session();
-  live.s.event(user, false);
-  live.s.event(assistant, false);
+  live.s.event(ev(user), false);
+  live.s.event(ev(assistant), false);
   deepEqual(live.sent, []);
   const replay = session();
-  replay.s.event(user, true);
-  replay.s.event(assistant, true);
+  replay.s.event(ev(user), true);
+  replay.s.event(ev(assistant), true);
   deepEqual(replay.sent.map((u) => u.sessionUpdate), [
     "user_message_chunk",
     "agent_thought_chunk",
@@ -63,18 +73,21 @@ Deno.test("AcpSession.event() replays user and assistant messages only on replay
 
 Deno.test("AcpSession.output() streams only terminal cards and hands the unsent tail to the result", () => {
   const { s, sent } = session();
-  s.event({ type: "tool/call", callId: "g", name: "other", arguments: "{}" }, false);
+  s.event(ev({ type: "tool/call", callId: "g", name: "other", arguments: "{}" }), false);
   s.output("g", "ignored");
-  s.event({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }, false);
+  s.event(ev({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }), false);
   s.output("t", "one\n");
   s.flush();
   s.output("t", "two\n");
-  s.event({
-    type: "tool/result",
-    callId: "t",
-    content: [{ type: "text", text: "x" }],
-    isError: false,
-  }, false);
+  s.event(
+    ev({
+      type: "tool/result",
+      callId: "t",
+      content: [{ type: "text", text: "x" }],
+      isError: false,
+    }),
+    false,
+  );
   s.dispose();
   const data = sent
     .filter((u) => u.sessionUpdate === "tool_call_update")
@@ -97,7 +110,7 @@ Deno.test("AcpSession with flushMs 0 sends each piece at once", () => {
 
 Deno.test("AcpSession.permissionCard() strips sessionUpdate and status and previews unknown calls", () => {
   const { s } = session();
-  s.event({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }, false);
+  s.event(ev({ type: "tool/call", callId: "t", name: "sh", arguments: '{"cmd":"ls"}' }), false);
   const card = s.permissionCard("t", "sh", { cmd: "ls" });
   equal("sessionUpdate" in card, false);
   equal("status" in card, false);
@@ -109,14 +122,17 @@ Deno.test("AcpSession.event() shows a model/retry wait as a thought of its own, 
   for (const replay of [false, true]) {
     const { s, sent } = session();
     s.delta("text", "partial");
-    s.event({
-      type: "model/retry",
-      attempt: 2,
-      maxAttempts: 4,
-      delayMs: 2000,
-      status: 503,
-      message: "DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)",
-    }, replay);
+    s.event(
+      ev({
+        type: "model/retry",
+        attempt: 2,
+        maxAttempts: 4,
+        delayMs: 2000,
+        status: 503,
+        message: "DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)",
+      }),
+      replay,
+    );
     deepEqual(sent, [
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "partial" } },
       {

@@ -69,7 +69,7 @@ function genericCall(toolCallId: string, name: string) {
 
 Deno.test("CardPresenter.call() uses the tool presenter", () => {
   const p = presenter();
-  equal(p.call("c1", "bash", '{"command":"ls"}').title, "ls");
+  equal(p.call("c1", "bash", { command: "ls" }).title, "ls");
   equal(p.isTerminal("c1"), true);
   equal(p.pendingCard("c1")?.kind, "execute");
 });
@@ -78,20 +78,21 @@ Deno.test("CardPresenter.call() falls back to the generic card on a throw, undef
   const logs: string[] = [];
   const p = presenter(logs);
   for (const name of ["thrower", "quiet", "nope"]) {
-    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), genericCall(`c-${name}`, name));
+    deepEqual(p.call(`c-${name}`, name, { a: 1 }), genericCall(`c-${name}`, name));
   }
   deepEqual(logs, ['Presenter presentCall of tool "thrower" failed; using the generic card']);
 });
 
-Deno.test("CardPresenter.call() keeps invalid JSON raw and reads an empty string as {}", () => {
+Deno.test("CardPresenter.call() shows unparsed raw text as it is and never parses it", () => {
   const p = presenter();
   equal(p.call("a", "nope", "{bad").rawInput, "{bad");
-  deepEqual(p.call("b", "nope", "").rawInput, {});
+  equal(p.call("b", "nope", '{"a":1}').rawInput, '{"a":1}');
+  deepEqual(p.call("c", "nope", {}).rawInput, {});
 });
 
 Deno.test("CardPresenter.result() maps a presented result and forgets the call", () => {
   const p = presenter();
-  p.call("c1", "bash", '{"command":"ls"}');
+  p.call("c1", "bash", { command: "ls" });
   const wire = p.result("c1", ok);
   deepEqual(wire?.content, [{
     type: "content",
@@ -109,7 +110,7 @@ Deno.test("CardPresenter.result() maps a presented result and forgets the call",
 
 Deno.test("CardPresenter.result() applies the orphan guard", () => {
   const p = presenter();
-  p.call("c1", "liar", "{}");
+  p.call("c1", "liar", {});
   deepEqual(p.result("c1", ok)?.content, [{
     type: "content",
     content: { type: "text", text: "out" },
@@ -118,8 +119,8 @@ Deno.test("CardPresenter.result() applies the orphan guard", () => {
 
 Deno.test("CardPresenter.result() falls back to generic on a throw or undefined and fills raw content", () => {
   const p = presenter();
-  p.call("t", "thrower", "{}");
-  p.call("q", "quiet", "{}");
+  p.call("t", "thrower", {});
+  p.call("q", "quiet", {});
   for (const id of ["t", "q", "unknown"]) {
     deepEqual(p.result(id, { content: [{ type: "text", text: "e" }], isError: true }), {
       sessionUpdate: "tool_call_update",
@@ -132,7 +133,7 @@ Deno.test("CardPresenter.result() falls back to generic on a throw or undefined 
 
 Deno.test("CardPresenter.result() skips a non-append surfaceOp", () => {
   const p = presenter();
-  p.call("c1", "bash", '{"command":"ls"}');
+  p.call("c1", "bash", { command: "ls" });
   equal(p.result("c1", ok, { surfaceOp: "replace" }), undefined);
   equal(p.result("c1", ok, { surfaceOp: "append" })?.status, "completed");
 });
@@ -141,7 +142,7 @@ Deno.test("CardPresenter falls back to generic cards when a presenter returns a 
   const logs: string[] = [];
   const p = presenter(logs);
   for (const name of ["bogus", "broken"]) {
-    deepEqual(p.call(`c-${name}`, name, '{"a":1}'), genericCall(`c-${name}`, name));
+    deepEqual(p.call(`c-${name}`, name, { a: 1 }), genericCall(`c-${name}`, name));
     equal(p.isTerminal(`c-${name}`), false);
     deepEqual(p.result(`c-${name}`, ok), {
       sessionUpdate: "tool_call_update",
@@ -156,7 +157,7 @@ Deno.test("CardPresenter falls back to generic cards when a presenter returns a 
 
 Deno.test("CardPresenter.result() fills a generic result without content and keeps its title", () => {
   const p = presenter();
-  equal(p.call("c1", "titled", "{}").kind, "search");
+  equal(p.call("c1", "titled", {}).kind, "search");
   equal(
     JSON.stringify(p.result("c1", ok)),
     JSON.stringify({

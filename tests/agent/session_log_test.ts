@@ -1,6 +1,7 @@
+import type { JsonObject } from "../../core/json.ts";
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { SessionLog } from "../../agent/session_log.ts";
-import { readSessionLog } from "../../agent/read_session_log.ts";
+import { parseSessionLog, readSessionLog } from "../../agent/read_session_log.ts";
 import { tempDir } from "../_helpers.ts";
 
 Deno.test("SessionLog.create() writes the header and one line per event", async () => {
@@ -48,7 +49,7 @@ Deno.test("SessionLog.append() rejects reserved keys, non-JSON data and a closed
   );
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
-  throws(() => log.append("x/y", cyclic), (error: unknown) => {
+  throws(() => log.append("x/y", cyclic as JsonObject), (error: unknown) => {
     ok(error instanceof TypeError);
     ok(
       error.message.startsWith(
@@ -167,4 +168,36 @@ Deno.test("SessionLog.memory() keeps the header and events as lines, without a f
   throws(() => log.append("x", {}), {
     message: 'Cannot append "x" to session log ":memory:": the log is closed',
   });
+});
+
+Deno.test("tool/call: args travel on the event, the line keeps only the raw text, and loading parses it once", () => {
+  const log = SessionLog.memory({ id: "s", cwd: "/" });
+  const base = { turn: 1, step: 1, name: "bash" };
+  const live = log.append("tool/call", {
+    ...base,
+    callId: "a",
+    arguments: '{"command":"ls"}',
+    args: { command: "ls" },
+  });
+  deepEqual(live.args, { command: "ls" });
+  log.append("tool/call", { ...base, callId: "b", arguments: "{oops" });
+  log.append("tool/call", { ...base, callId: "c", arguments: "" });
+  log.append("tool/call", { ...base, callId: "d", arguments: '{"n":9007199254740993}' });
+  const lines = log.lines();
+  log.close();
+  equal(
+    lines[1],
+    JSON.stringify({
+      seq: 1,
+      time: JSON.parse(lines[1]!).time,
+      type: "tool/call",
+      ...base,
+      callId: "a",
+      arguments: '{"command":"ls"}',
+    }),
+  );
+  const { events } = parseSessionLog(lines.join("\n") + "\n", "s.jsonl");
+  const args = events.map((event) => event.args);
+  deepEqual(args, [{ command: "ls" }, undefined, {}, undefined]);
+  ok(Object.isFrozen(args[0]));
 });

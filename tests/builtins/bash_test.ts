@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
+import { bashOutputOf, bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
@@ -64,7 +64,11 @@ Deno.test("bash returns output and meta on success", async () => {
   equal(outcome.isError, false);
   const real = await Deno.realPath(dir.path);
   equal(text(outcome), `hi\nerr\n${real}`);
-  deepEqual(outcome.meta, { output: `hi\nerr\n${real}\n`, exitCode: 0 });
+  deepEqual(outcome.meta, {
+    outputChars: `hi\nerr\n${real}`.length,
+    outputNewline: true,
+    exitCode: 0,
+  });
 });
 
 Deno.test("bash reports a non-zero exit as a domain result, not an error", async () => {
@@ -72,7 +76,7 @@ Deno.test("bash reports a non-zero exit as a domain result, not an error", async
   const outcome = await bash(ctx, { command: "echo boom; exit 9" });
   equal(outcome.isError, false);
   equal(text(outcome), "boom\n[exit code: 9]");
-  deepEqual(outcome.meta, { output: "boom\n", exitCode: 9 });
+  deepEqual(outcome.meta, { outputChars: 4, outputNewline: true, exitCode: 9 });
 });
 
 Deno.test("bash says (no output) for a silent success", async () => {
@@ -86,14 +90,20 @@ Deno.test("bash marks a timeout and the signal that ended the shell", async () =
   const outcome = await bash(ctx, { command: "echo start; sleep 30", timeout_ms: 300 });
   equal(outcome.isError, false);
   equal(text(outcome), "start\n[timed out after 300 ms]\n[killed by signal: SIGTERM]");
-  deepEqual(outcome.meta, { output: "start\n", exitCode: null, signal: "SIGTERM", timedOut: true });
+  deepEqual(outcome.meta, {
+    outputChars: 5,
+    outputNewline: true,
+    exitCode: null,
+    signal: "SIGTERM",
+    timedOut: true,
+  });
 });
 
 Deno.test("bash reports a shell killed by a signal", async () => {
   await using ctx = await harness();
   const outcome = await bash(ctx, { command: "kill -KILL $$" });
   equal(text(outcome), "[killed by signal: SIGKILL]");
-  deepEqual(outcome.meta, { output: "", exitCode: null, signal: "SIGKILL" });
+  deepEqual(outcome.meta, { outputChars: 0, exitCode: null, signal: "SIGKILL" });
 });
 
 Deno.test("bash streams output chunks as produced", async () => {
@@ -130,7 +140,7 @@ Deno.test("bash truncates long output to head and tail and spills every byte", a
     arguments: { command: "seq 1 100" },
     agent,
   });
-  const meta = outcome.meta as { spillPath: string; output: string };
+  const meta = outcome.meta as { spillPath: string; outputChars: number; outputNewline: true };
   const full = await Deno.readTextFile(meta.spillPath);
   equal(full, Array.from({ length: 100 }, (_, i) => `${i + 1}\n`).join(""));
   const body = text(outcome);
@@ -142,7 +152,9 @@ Deno.test("bash truncates long output to head and tail and spills every byte", a
     ),
     body,
   );
-  equal(meta.output, body + "\n");
+  // The output is stored once: the text holds it, meta says how much of the text it is.
+  equal(bashOutputOf(body, meta), body + "\n");
+  equal("output" in meta, false);
   deepEqual(agent.events, [{
     type: "tool/spill",
     data: { callId: "c1", path: meta.spillPath, totalBytes: 292 },
@@ -176,11 +188,26 @@ Deno.test("bash presenters are pure views of args and meta", async () => {
   deepEqual(tool.presentCall!({ command: "ls" }), { card: "terminal", title: "ls" });
   deepEqual(
     tool.presentResult!({ command: "x" }, {
-      content: [{ type: "text", text: "ignored [exit code: 3]" }],
+      content: [{ type: "text", text: "out\n[timed out after 5 ms]\n[killed by signal: SIGTERM]" }],
       isError: false,
-      meta: { output: "out\n", exitCode: null, signal: "SIGTERM", timedOut: true },
+      meta: {
+        outputChars: 3,
+        outputNewline: true,
+        exitCode: null,
+        signal: "SIGTERM",
+        timedOut: true,
+      },
     }),
     { card: "terminal", output: "out\n", signal: "SIGTERM" },
+  );
+  // A log written before the output was stored once replays from `meta.output`.
+  deepEqual(
+    tool.presentResult!({ command: "x" }, {
+      content: [{ type: "text", text: "old" }],
+      isError: false,
+      meta: { output: "old\n", exitCode: 0 },
+    }),
+    { card: "terminal", output: "old\n", exitCode: 0 },
   );
   equal(tool.presentResult!({ command: "x" }, { content: [], isError: true }), undefined);
   equal(

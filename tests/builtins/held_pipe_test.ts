@@ -64,7 +64,8 @@ Deno.test("bash with timeout_ms returns by its timeout when an escaped descendan
       "captured\n[output incomplete: a background process kept the output open after the command ended; stopped reading]\n[timed out after 500 ms]\n[killed by signal: SIGTERM]",
     );
     deepEqual(outcome.meta, {
-      output: "captured\n",
+      outputChars: 8,
+      outputNewline: true,
       exitCode: null,
       signal: "SIGTERM",
       timedOut: true,

@@ -67,7 +67,7 @@ Deno.test("builtins run through the agent loop with tool/call, fs/observed and t
       diffs: [{ path, oldText: "draft", newText: "final" }],
     });
     equal(result("c4").content[0]?.text, "final\n[exit code: 2]");
-    deepEqual(result("c4").meta, { output: "final\n", exitCode: 2 });
+    deepEqual(result("c4").meta, { outputChars: 5, outputNewline: true, exitCode: 2 });
     ok(adapter.requests.length === 5);
   } finally {
     await agent.dispose();

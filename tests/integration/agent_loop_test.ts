@@ -125,6 +125,8 @@ Deno.test("Agent.prompt() runs a tool round trip and logs tool/call before tool/
     callId: "c1",
     name: "echo",
     arguments: '{"text":"ping"}',
+    // Parsed once by the loop, carried to listeners; the log line keeps only `arguments`.
+    args: { text: "ping" },
   });
   deepEqual({ ...res, time: "" }, {
     seq: 5,

@@ -1,0 +1,63 @@
+/**
+ * Private: answering `initialize` before the SDK and the tools load (start-up latency is what
+ * editors feel). The first stdin line is read; an `initialize` request is answered here and the
+ * rest of stdin goes to the server, any other line is put back in front of it.
+ *
+ * @module
+ */
+import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
+import { readFirstLine } from "./_stdin_prefix.ts";
+import { writeFrame } from "./_startup_error.ts";
+
+/** Stdin as the server reads it, and the `initialize` request answered early (if any). */
+export class EarlyInitialize {
+  /** What the server reads: stdin, after the first line if it was taken. */
+  input: ReadableStream<Uint8Array> = Deno.stdin.readable;
+  /** The `initialize` request already answered. */
+  initialized: InitializeRequestWire | undefined;
+
+  /** Reads the first line and answers it when it is `initialize`. */
+  async take(): Promise<void> {
+    const first = await readFirstLine(Deno.stdin.readable);
+    this.input = first.rest;
+    const message = parseMessage(first.line);
+    if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
+      this.initialized = message.params as InitializeRequestWire;
+      const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
+      await writeFrame(JSON.stringify(response));
+    } else if (first.line !== undefined) {
+      this.input = prepend(first.line + "\n", first.rest);
+    }
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseMessage(line: string | undefined): Record<string, unknown> | undefined {
+  if (line === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = rest.getReader();
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

@@ -1,0 +1,264 @@
+/**
+ * Private: the ACP session requests (`session/new`, `session/load`, `session/prompt`) against
+ * a connection's {@linkcode ServerState}, and the live events and approval service that feed
+ * its sessions.
+ *
+ * @module
+ */
+import {
+  type ContentBlock as AcpContentBlock,
+  type LoadSessionRequest,
+  type NewSessionRequest,
+  type PromptRequest,
+  RequestError,
+  type StopReason as AcpStopReason,
+} from "@agentclientprotocol/sdk";
+import { isAbsolute } from "node:path";
+import { type Agent, createAgent, onAgentEvent } from "../agent/mod.ts";
+import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
+import type { ApprovalOutcome, ApprovalService } from "../registry/mod.ts";
+import type { LiveSession, ServerState } from "./_server_state.ts";
+
+const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
+  end_turn: "end_turn",
+  cancelled: "cancelled",
+  max_steps: "max_turn_requests",
+  max_tokens: "max_tokens",
+};
+
+/** Feeds the sessions from the agents' live events and provides `ctx.approval`. */
+export function listen(state: ServerState): void {
+  const { ctx, sessions } = state;
+  const approval: ApprovalService = {
+    request(exec: ToolExecution, options?: { readonly reason?: string }): Promise<ApprovalOutcome> {
+      const live = exec.agent ? sessions.get(exec.agent.sessionId) : undefined;
+      if (!live) return Promise.resolve("unavailable");
+      const card = live.view.permissionCard(
+        exec.callId,
+        exec.name,
+        exec.arguments,
+        options?.reason,
+      );
+      return live.permissions.ask(exec.name, card, live.turn?.signal);
+    },
+  };
+  ctx.provide("approval", approval);
+  // The very event the session log appended reaches the presenter.
+  onAgentEvent(ctx, "session/event", (event, agent) => {
+    const live = sessions.get(agent.sessionId);
+    if (live && live.agent === agent && !live.replaying) live.view.event(event, false);
+  });
+  onAgentEvent(ctx, "agent/delta", (delta) => {
+    sessions.get(delta.sessionId)?.view.delta(delta.kind, delta.text);
+  });
+  onAgentEvent(ctx, "tool/output", (out) => {
+    sessions.get(out.sessionId)?.view.output(out.callId, out.chunk);
+  });
+  // A message for the user outside any tool (a plugin reload): every open session gets it as
+  // agent text; with none open, the next prompt sends it first.
+  ctx.on("acp/notice", (text: string) => {
+    if (sessions.size === 0) state.notices.push(text);
+    for (const sessionId of sessions.keys()) state.notice(sessionId, text);
+  });
+}
+
+/** `session/new`: creates an agent with a new log and opens it. */
+export async function newSession(
+  state: ServerState,
+  params: NewSessionRequest,
+): Promise<{ sessionId: string }> {
+  const { options } = state;
+  checkCwd(params.cwd, params.additionalDirectories ?? undefined, "create a session");
+  await options.ready;
+  const agent = await createAgent(state.ctx, {
+    adapter: options.createAdapter(),
+    model: options.model,
+    cwd: params.cwd,
+    logDir: options.sessionsDir,
+    toolMode: options.toolMode ?? "native",
+    ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+  });
+  await state.open(agent, params.mcpServers ?? []);
+  return { sessionId: agent.sessionId };
+}
+
+/** `session/load`: resumes the agent of a stored log, opens it and replays its events. */
+export async function loadSession(
+  state: ServerState,
+  params: LoadSessionRequest,
+): Promise<Record<string, never>> {
+  checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
+  await state.options.ready;
+  const { sessionId } = params;
+  const existing = state.sessions.get(sessionId);
+  if (existing) await state.close(existing);
+  const agent = await resumeAgent(state, sessionId);
+  const live = await state.open(agent, params.mcpServers ?? []);
+  live.replaying = true;
+  try {
+    for (const event of agent.events) live.view.event(event, true);
+    live.view.flush();
+  } finally {
+    live.replaying = false;
+  }
+  await state.lastSent.get(sessionId);
+  return {};
+}
+
+async function resumeAgent(state: ServerState, sessionId: string): Promise<Agent> {
+  const { options } = state;
+  const logPath = `${options.sessionsDir}/${sessionId}.jsonl`;
+  const notFound = () =>
+    sessionNotFound(
+      sessionId,
+      `Cannot load session ${JSON.stringify(sessionId)}: no session log ${JSON.stringify(logPath)}`,
+    );
+  if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound();
+  try {
+    return await createAgent(state.ctx, {
+      adapter: options.createAdapter(),
+      model: options.model,
+      logPath,
+      resume: true,
+      toolMode: options.toolMode ?? "native",
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw notFound();
+    // Another agent process appends to this log: say which, not "Internal error".
+    if ((error as { code?: unknown }).code === "SESSION_IN_USE") {
+      throw new RequestError(-32603, (error as Error).message, { sessionId });
+    }
+    throw error;
+  }
+}
+
+/** `session/prompt`: runs one turn; answers once its updates are out. */
+export async function promptSession(
+  state: ServerState,
+  params: PromptRequest,
+): Promise<{ stopReason: AcpStopReason }> {
+  const live = openSession(state, params.sessionId);
+  for (const text of state.notices.splice(0)) state.notice(params.sessionId, text);
+  const turn = new AbortController();
+  live.turn = turn;
+  const safetyNotice = live.noticed ? undefined : state.options.notice?.();
+  if (safetyNotice !== undefined) {
+    live.noticed = true;
+    state.sender(params.sessionId)({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: `${safetyNotice}\n\n` },
+    });
+  }
+  try {
+    // Tools of MCP servers still making their first attempt (at most connectTimeoutMs).
+    await state.mcpNotices.settled(params.sessionId, turn.signal);
+    const result = await live.agent.prompt(promptContent(params.prompt), { signal: turn.signal });
+    live.view.flush();
+    await state.lastSent.get(params.sessionId);
+    if (result.stopReason === "error") {
+      throw new RequestError(-32603, result.error?.message ?? "the turn failed", result.error);
+    }
+    return { stopReason: STOP_REASONS[result.stopReason] ?? "end_turn" };
+  } finally {
+    live.turn = undefined;
+  }
+}
+
+/** The open session of a prompt, without a running turn. */
+function openSession(state: ServerState, sessionId: string): LiveSession {
+  const live = state.sessions.get(sessionId);
+  if (!live) {
+    throw sessionNotFound(
+      sessionId,
+      `Cannot prompt session ${
+        JSON.stringify(sessionId)
+      }: it is not open in this agent (create it with session/new or open it with session/load)`,
+    );
+  }
+  if (live.turn) {
+    throw new RequestError(
+      -32600,
+      `Cannot prompt session "${sessionId}": a turn is already running`,
+    );
+  }
+  return live;
+}
+
+function promptContent(blocks: readonly AcpContentBlock[]): ContentBlock[] {
+  return blocks.map((block): ContentBlock => {
+    switch (block.type) {
+      case "text":
+        return { type: "text", text: block.text };
+      case "image":
+        return { type: "image", mimeType: block.mimeType, data: block.data };
+      case "resource_link":
+        return {
+          type: "resource",
+          uri: block.uri,
+          ...(block.mimeType ? { mimeType: block.mimeType } : {}),
+        };
+      case "resource": {
+        const r = block.resource;
+        return {
+          type: "resource",
+          uri: r.uri,
+          ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+          ...("text" in r ? { text: r.text } : {}),
+        };
+      }
+      default:
+        return { type: "text", text: `[${block.type}]` };
+    }
+  });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+function invalidParams(message: string): RequestError {
+  return new RequestError(-32602, message);
+}
+
+/** ACP "resource not found" for a session id, with the reason in `message`. */
+function sessionNotFound(sessionId: string, message: string): RequestError {
+  return new RequestError(-32002, message, { sessionId });
+}
+
+function checkCwd(
+  cwd: string,
+  additionalDirectories: readonly string[] | undefined,
+  method: string,
+): void {
+  if (typeof cwd !== "string" || !isAbsolute(cwd)) {
+    throw invalidParams(
+      `Cannot ${method}: "cwd" must be an absolute path: received ${JSON.stringify(cwd)}`,
+    );
+  }
+  const status = Deno.permissions.querySync({ name: "read", path: cwd });
+  if (status.state !== "granted") {
+    throw invalidParams(
+      `Cannot ${method}: the agent may not read ${
+        JSON.stringify(cwd)
+      }: add it to "roots" in dsh.jsonc or start the agent from that folder`,
+    );
+  }
+  if (!isDirectory(cwd)) {
+    throw invalidParams(
+      `Cannot ${method}: "cwd" must be an existing directory: received ${JSON.stringify(cwd)}`,
+    );
+  }
+  // Not advertised (`sessionCapabilities.additionalDirectories`): the workspace is `cwd` only.
+  if (additionalDirectories !== undefined && additionalDirectories.length > 0) {
+    throw invalidParams(
+      `Cannot ${method}: "additionalDirectories" is not supported: received ${
+        JSON.stringify(additionalDirectories).slice(0, 200)
+      }; expected none (the workspace is "cwd")`,
+    );
+  }
+}
