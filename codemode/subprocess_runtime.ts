@@ -188,7 +188,8 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
     return {
       logs: [],
       calls: 0,
-      error: { kind: "abort", message: "the run was cancelled before it started" },
+      // Same words as a cancel mid-run: when the cancel lands is a race the caller cannot see.
+      error: { kind: "abort", message: "the run was cancelled" },
     };
   }
   const child = spawnSandbox(spawn, limits.heapMb);
