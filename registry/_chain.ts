@@ -14,7 +14,7 @@ import {
   type ToolOutcome,
 } from "../tools/outcome.ts";
 import { aroundView } from "./_around_view.ts";
-import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
+import { ABORTED_DURING_POLICY, runPolicy, runPost } from "../tools/hooks.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Guard, Next } from "./types.ts";
 

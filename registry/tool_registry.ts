@@ -16,11 +16,11 @@ import {
   type ToolOutcome,
 } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
-import { runBody } from "./_body.ts";
+import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
+import { type Entry, ToolTable } from "../tools/tool_table.ts";
+import { runBody } from "../tools/run_body.ts";
 import { buildChain, type Run, type Step } from "./_chain.ts";
-import { assertPositive, checkDefinition } from "./_checks.ts";
 import { checkRequest, checkScope, Lifetime, readRequest } from "./_execution.ts";
-import { type Entry, ToolTable } from "./_tool_table.ts";
 import { CallRecord, type ToolCall } from "./tool_call.ts";
 import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
 /**

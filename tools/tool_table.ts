@@ -1,12 +1,24 @@
 /**
- * The registry's tool table: a global layer plus session-scoped layers, with cached sorted views
- * and schema lists per scope. Private to `tool_registry.ts`.
+ * The tool table behind `ctx.tools`: a global layer plus session-scoped layers and masks, with
+ * cached sorted views and schema lists per scope, and the model-facing schema types.
  *
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { ToolMode, ToolSchema } from "./types.ts";
+import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
+
+/** How tools are presented to the model. */
+export type ToolMode = "native" | "code" | "both";
+
+/** A model-facing tool schema. */
+export interface ToolSchema {
+  /** Tool name. */
+  readonly name: string;
+  /** Description. */
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: JsonSchema;
+}
 
 /** A registered definition with its model-facing schema (computed once at registration). */
 export interface Entry {

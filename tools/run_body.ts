@@ -1,20 +1,38 @@
 /**
- * The innermost step of the chain (private): the deadline, the body, its abort grace and the
- * normalization of what it returned (contracts.md §2 step 6).
+ * Running one tool body (contracts.md §2 step 6): its deadline, its abort grace and the
+ * normalization of what it returned. The registry's chain calls it innermost.
  *
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import type { ContentBlock } from "./content.ts";
+import type { AnyToolDefinition, ToolExecution } from "./definition.ts";
 import {
   aborted,
   errorOutcome,
   normalizeReturn,
   thrownOutcome,
   type ToolOutcome,
-} from "../tools/outcome.ts";
-import type { CallRecord } from "./tool_call.ts";
+} from "./outcome.ts";
+
+/** The call whose body runs: what {@linkcode runBody} reads, and the flags it sets. */
+export interface BodyCall {
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly definition: AnyToolDefinition | undefined;
+  /** The caller's signal (composed with the fiber's lifetime). */
+  readonly signal: AbortSignal;
+  readonly exec: ToolExecution;
+  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
+  readonly abortable: boolean;
+  readonly deferred: (readonly ContentBlock[])[] | undefined;
+  started: boolean;
+  settled: boolean;
+  /** Set when the body outlived its abort grace period (its later output is dropped). */
+  abandoned: boolean;
+}
 
 /** What the body step needs from the registry. */
 export interface BodyOptions {
@@ -32,7 +50,7 @@ export interface BodyOptions {
  * the body sees `AbortSignal.any` of the caller's signal, that one and the deadline.
  */
 export async function runBody(
-  call: CallRecord,
+  call: BodyCall,
   wrapperSignal: AbortSignal,
   options: BodyOptions,
 ): Promise<ToolOutcome> {
@@ -93,7 +111,7 @@ export async function runBody(
   return outcome;
 }
 
-function timedOut(call: CallRecord, timeoutMs: number): ToolOutcome {
+function timedOut(call: BodyCall, timeoutMs: number): ToolOutcome {
   const error = new HarnessError(
     "TOOL_TIMEOUT",
     `tool "${call.name}" timed out after ${timeoutMs} ms`,
