@@ -6,8 +6,8 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import { errorMessage } from "../core/error_message.ts";
-import type { JsonValue } from "../core/json.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
+import { isJsonSnapshot, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type {
   AgentHandle,
@@ -15,7 +15,7 @@ import type {
   ArgsValidation,
   ToolExecution,
 } from "../tools/definition.ts";
-import { materializeContent, type ToolOutcome } from "../tools/outcome.ts";
+import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
 import type { ExecuteRequest, ToolMode } from "./types.ts";
 
 /**
@@ -69,11 +69,11 @@ export interface ToolCall {
   defer(content: readonly ContentBlock[]): void;
 }
 
-/** The registry's record of one call: the public {@linkcode ToolCall} plus the bookkeeping of the chain. */
+/** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
 export class CallRecord implements ToolCall {
   readonly callId: string;
   readonly name: string;
-  readonly arguments: JsonValue;
+  readonly arguments: JsonValue = null;
   readonly agent?: AgentHandle;
   readonly token: symbol;
   readonly parent?: symbol;
@@ -86,8 +86,8 @@ export class CallRecord implements ToolCall {
   readonly owner: object;
   /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
-  /** Set by the registry for arguments that are not lossless JSON. */
-  rejected: ToolOutcome | undefined;
+  /** The `INVALID_ARGS` outcome of arguments that are not lossless JSON. */
+  readonly rejected: ToolOutcome | undefined;
   deferred: (readonly ContentBlock[])[] | undefined;
   settled = false;
   started = false;
@@ -99,28 +99,31 @@ export class CallRecord implements ToolCall {
 
   constructor(
     owner: object,
-    request: ExecuteRequest,
-    args: JsonValue,
-    init: {
-      readonly definition: AnyToolDefinition | undefined;
-      readonly signal: AbortSignal;
-      readonly rootCallId: string | undefined;
-      readonly ctx: Context;
-    },
+    request: Request,
+    definition: AnyToolDefinition | undefined,
+    signal: AbortSignal,
+    ctx: Context,
   ) {
     this.owner = owner;
     this.callId = request.callId;
     this.name = request.name;
-    this.arguments = args;
-    this.rootCallId = init.rootCallId ?? request.callId;
+    try {
+      const args = request.arguments;
+      this.arguments = isJsonSnapshot(args) ? args as JsonValue : snapshotJson(args);
+    } catch (error) {
+      ctx.logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
+      this.rejected = invalidArgsOutcome(error);
+    }
+    // A token's description is its root call id, so a sub-call finds its root without a table.
+    this.rootCallId = request.parent?.description ?? request.callId;
     this.token = Symbol(this.rootCallId);
     this.mode = request.mode ?? "native";
-    this.definition = init.definition;
-    this.signal = init.signal;
+    this.definition = definition;
+    this.signal = signal;
     this.abortable = request.signal !== undefined;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
-    this.exec = execution(this, request.onOutput, init.ctx);
+    this.exec = execution(this, request.onOutput, ctx);
   }
 
   get validation(): ArgsValidation {
@@ -129,19 +132,25 @@ export class CallRecord implements ToolCall {
   }
 
   get concurrencySafe(): boolean {
-    if (this.#safe !== undefined) return this.#safe;
-    const classify = this.definition?.isConcurrencySafe;
-    let safe = false;
-    try {
-      safe = classify !== undefined && this.validation.ok && classify(this.arguments) === true;
-    } catch {
-      safe = false;
-    }
-    return this.#safe = safe;
+    return this.#safe ??= safe(this.definition, this.arguments, () => this.validation.ok);
   }
 
   defer(content: readonly ContentBlock[]): void {
     (this.deferred ??= []).push(Object.freeze(content.slice()));
+  }
+}
+
+/** `isConcurrencySafe(args) === true` (when `valid()`); a throw means no. */
+export function safe(
+  definition: AnyToolDefinition | undefined,
+  args: unknown,
+  valid: () => boolean = () => true,
+): boolean {
+  const classify = definition?.isConcurrencySafe;
+  try {
+    return classify !== undefined && valid() && classify(args) === true;
+  } catch {
+    return false;
   }
 }
 
@@ -184,4 +193,61 @@ function execution(
   if (call.agent !== undefined) exec.agent = call.agent;
   if (call.parent !== undefined) exec.parent = call.parent;
   return Object.freeze(exec);
+}
+
+/** A request read once, its optional fields possibly `undefined`. */
+export type Request = { readonly [K in keyof ExecuteRequest]-?: ExecuteRequest[K] | undefined } & {
+  readonly callId: string;
+  readonly name: string;
+};
+
+/**
+ * Reads every request field exactly once (a throwing getter throws here) and checks them; a string
+ * says why the request cannot be executed at all (no events are published for it).
+ */
+export function readRequest(request: ExecuteRequest): Request | string {
+  if (typeof request !== "object" || request === null) {
+    return `tool execution request must be an object, received ${describeValue(request)}`;
+  }
+  const { callId, name, arguments: args, signal, agent, parent, mode, onOutput } = request;
+  const bad = (field: string, expected: string, value: unknown) =>
+    `tool execution request ${field} must be ${expected}, received ${describeValue(value)}`;
+  if (typeof name !== "string") return bad("name", "a string", name);
+  if (typeof callId !== "string") return bad("callId", "a string", callId);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    return bad("signal", "an AbortSignal", signal);
+  }
+  return { callId, name, arguments: args, signal, agent, parent, mode, onOutput };
+}
+
+/**
+ * The lifetime of a caller's fiber as a signal, joined with a caller signal: one
+ * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
+ */
+export function lifetime(caller: Context): (signal: AbortSignal | undefined) => AbortSignal {
+  const controller = new AbortController();
+  const end = () =>
+    controller.abort(
+      new DOMException("the fiber that started the call was disposed", "AbortError"),
+    );
+  try {
+    caller.effect(() => end);
+  } catch {
+    end(); // The context is no longer active: its fiber is already gone.
+  }
+  const joined = new WeakMap<AbortSignal, AbortSignal>();
+  return (signal) => {
+    if (signal === undefined) return controller.signal;
+    let any = joined.get(signal);
+    if (any === undefined) joined.set(signal, any = AbortSignal.any([signal, controller.signal]));
+    return any;
+  };
+}
+
+/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
+export function checkScope(action: string, scope: unknown): string | undefined {
+  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
+  throw new TypeError(
+    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
+  );
 }

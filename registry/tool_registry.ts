@@ -7,21 +7,22 @@
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
-import { isJsonSnapshot, JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import {
-  errorOutcome,
-  NON_JSON_ARGS_MESSAGE,
-  thrownOutcome,
-  type ToolOutcome,
-} from "../tools/outcome.ts";
+import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
 import { type Entry, ToolTable } from "../tools/tool_table.ts";
 import { runBody } from "../tools/run_body.ts";
 import { buildChain, type Run, type Step } from "./_chain.ts";
-import { checkRequest, checkScope, Lifetime, readRequest } from "./_execution.ts";
-import { CallRecord, type ToolCall } from "./tool_call.ts";
+import {
+  CallRecord,
+  checkScope,
+  lifetime,
+  readRequest,
+  type Request,
+  safe,
+  type ToolCall,
+} from "./tool_call.ts";
 import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
@@ -111,7 +112,7 @@ class ToolRegistryService {
   #layers: readonly ToolLayer[] = [];
   /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
   readonly #chains = new Map<number, Run>();
-  readonly #lifetimes = new WeakMap<Context, Lifetime>();
+  readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
@@ -136,7 +137,7 @@ class ToolRegistryService {
       execute: (request) => this.#execute(request, caller),
       use: (layer) => this.#use(caller, layer),
       isConcurrencySafe: (name, args, options) =>
-        this.#isConcurrencySafe(name, args, options?.scope),
+        safe(this.#table.resolve(name, options?.scope)?.definition, args),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
     };
   }
@@ -232,54 +233,19 @@ class ToolRegistryService {
     return () => void dispose();
   }
 
-  #isConcurrencySafe(name: string, args: unknown, scope: string | undefined): boolean {
-    const classify = this.#table.resolve(name, scope)?.definition.isConcurrencySafe;
-    if (classify === undefined) return false;
-    try {
-      return classify(args) === true;
-    } catch {
-      return false;
-    }
-  }
-
   /** Builds the record of a call; throws a TypeError for a malformed request. */
   #prepare(request: ExecuteRequest, caller: Context): CallRecord {
-    const copy = readRequest(request);
-    const malformed = checkRequest(copy);
-    if (malformed !== undefined) throw new TypeError(malformed);
-    return this.#build(copy, caller);
+    const read = readRequest(request);
+    if (typeof read === "string") throw new TypeError(read);
+    return this.#build(read, caller);
   }
 
-  #build(copy: ExecuteRequest, caller: Context): CallRecord {
-    const lifetime = this.#lifetime(caller);
-    const signal = copy.signal === undefined ? lifetime.signal : lifetime.with(copy.signal);
+  #build(request: Request, caller: Context): CallRecord {
+    let signals = this.#lifetimes.get(caller);
+    if (signals === undefined) this.#lifetimes.set(caller, signals = lifetime(caller));
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
-    const definition = this.#table.resolve(copy.name, copy.agent?.sessionId)?.definition;
-    const parent = copy.parent;
-    // A token's description is its root call id, so a sub-call finds its root without a table.
-    const rootCallId = parent === undefined ? undefined : parent.description;
-    let args: JsonValue = null;
-    let rejected: ToolOutcome | undefined;
-    try {
-      args = isJsonSnapshot(copy.arguments)
-        ? copy.arguments as JsonValue
-        : snapshotJson(copy.arguments);
-    } catch (error) {
-      // The contract text, then the offending path and the value's kind, so the model can fix it.
-      const problem = error instanceof JsonSnapshotError
-        ? error.describe("arguments")
-        : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
-      this.#ctx.logger.debug(`call "${copy.callId}" to "${copy.name}": ${errorMessage(error)}`);
-      rejected = errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" });
-    }
-    const call = new CallRecord(this, copy, args, {
-      definition,
-      signal,
-      rootCallId,
-      ctx: this.#ctx,
-    });
-    call.rejected = rejected;
-    return call;
+    const definition = this.#table.resolve(request.name, request.agent?.sessionId)?.definition;
+    return new CallRecord(this, request, definition, signals(request.signal), this.#ctx);
   }
 
   /**
@@ -299,18 +265,16 @@ class ToolRegistryService {
         }
         call = request;
       } else {
-        let copy: ExecuteRequest;
+        let read: Request | string;
         try {
-          copy = readRequest(request as ExecuteRequest);
+          read = readRequest(request as ExecuteRequest);
         } catch (error) {
-          const message = `tool execution request could not be read: ${errorMessage(error)}`;
-          return Promise.resolve(errorOutcome(message, { name: "TypeError" }));
+          read = `tool execution request could not be read: ${errorMessage(error)}`;
         }
-        const malformed = checkRequest(copy);
-        if (malformed !== undefined) {
-          return Promise.resolve(errorOutcome(malformed, { name: "TypeError" }));
+        if (typeof read === "string") {
+          return Promise.resolve(errorOutcome(read, { name: "TypeError" }));
         }
-        call = this.#build(copy, caller);
+        call = this.#build(read, caller);
       }
     } catch (error) {
       this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);
@@ -361,23 +325,6 @@ class ToolRegistryService {
       this.#chains.set(key, run);
     }
     return run;
-  }
-
-  #lifetime(caller: Context): Lifetime {
-    const known = this.#lifetimes.get(caller);
-    if (known !== undefined) return known;
-    const controller = new AbortController();
-    const lifetime = new Lifetime(controller.signal);
-    this.#lifetimes.set(caller, lifetime);
-    const reason = () =>
-      new DOMException("the fiber that started the call was disposed", "AbortError");
-    try {
-      caller.effect(() => () => controller.abort(reason()));
-    } catch {
-      // The context is no longer active: its fiber is already gone.
-      controller.abort(reason());
-    }
-    return lifetime;
   }
 
   /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
