@@ -65,22 +65,15 @@ export function buildChain(
   layers: { readonly route: readonly Step[]; readonly body: readonly Step[] },
   inner: Run,
 ): Run {
-  const { route, body } = layers;
-  const steps: Step[] = [...route];
-  if (!shape.post) {
-    // The unknown-name and pre-abort checks need no step of their own: no post-execute between.
-    const rest = compose([
-      ...(shape.policy ? [policyStep(host)] : []),
-      ...(shape.around ? [aroundStep(host.ctx)] : []),
-      ...(body.length > 0 ? [abortSuccess, ...body] : []),
-    ], inner);
-    return compose(steps, gate(rest));
-  }
-  steps.push(abortCheck, postStep(host.ctx), unknownCheck);
-  if (shape.policy) steps.push(policyStep(host));
-  if (shape.around) steps.push(aroundStep(host.ctx));
-  if (body.length > 0) steps.push(abortSuccess, ...body);
-  return compose(steps, inner);
+  const rest: Step[] = [];
+  if (shape.policy) rest.push(policyStep(host));
+  if (shape.around) rest.push(aroundStep(host.ctx));
+  if (layers.body.length > 0) rest.push(abortSuccess, ...layers.body);
+  // Without post-execute between them, the unknown-name and pre-abort checks need no step.
+  const checked = shape.post
+    ? compose([abortCheck, postStep(host.ctx), unknownCheck, ...rest], inner)
+    : gate(compose(rest, inner));
+  return compose(layers.route, checked);
 }
 
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */

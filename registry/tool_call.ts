@@ -15,7 +15,8 @@ import type {
   ArgsValidation,
   ToolExecution,
 } from "../tools/definition.ts";
-import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
+import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
+import { type BodyCall, createExecution } from "../tools/run_body.ts";
 import type { ExecuteRequest, ToolMode } from "./types.ts";
 
 /**
@@ -70,7 +71,7 @@ export interface ToolCall {
 }
 
 /** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
-export class CallRecord implements ToolCall {
+export class CallRecord implements ToolCall, BodyCall {
   readonly callId: string;
   readonly name: string;
   readonly arguments: JsonValue = null;
@@ -84,14 +85,12 @@ export class CallRecord implements ToolCall {
   readonly exec: ToolExecution;
   /** The registry that built it (a call runs only there, once). */
   readonly owner: object;
-  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
   /** The `INVALID_ARGS` outcome of arguments that are not lossless JSON. */
   readonly rejected: ToolOutcome | undefined;
   deferred: (readonly ContentBlock[])[] | undefined;
   settled = false;
   started = false;
-  /** Set when the body outlived its abort grace period: its later output is dropped. */
   abandoned = false;
   outcome: ToolOutcome | undefined;
   #validation: ArgsValidation | undefined;
@@ -123,7 +122,7 @@ export class CallRecord implements ToolCall {
     this.abortable = request.signal !== undefined;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
-    this.exec = execution(this, request.onOutput, ctx);
+    this.exec = createExecution(this, request.onOutput, ctx.logger);
   }
 
   get validation(): ArgsValidation {
@@ -152,47 +151,6 @@ export function safe(
   } catch {
     return false;
   }
-}
-
-/** The frozen {@linkcode ToolExecution} of a call. */
-function execution(
-  call: CallRecord,
-  onOutput: ((chunk: string) => void) | undefined,
-  ctx: Context,
-): ToolExecution {
-  let decoder: TextDecoder | undefined;
-  const exec: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
-    callId: call.callId,
-    name: call.name,
-    arguments: call.arguments,
-    token: call.token,
-    signal: call.signal,
-    output: Object.freeze({
-      write(chunk: string | Uint8Array): void {
-        // An abandoned body may keep writing after its result was published: drop that.
-        if (onOutput === undefined || call.outcome !== undefined || call.abandoned) return;
-        const text = typeof chunk === "string"
-          ? chunk
-          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
-        try {
-          onOutput(text);
-        } catch (error) {
-          ctx.logger.warn(`onOutput threw for call "${call.callId}": ${errorMessage(error)}`);
-        }
-      },
-    }),
-    deferContext(content: readonly ContentBlock[]): void {
-      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
-      if (call.settled) {
-        ctx.logger.warn(`deferContext() after call "${call.callId}" settled was dropped`);
-        return;
-      }
-      (call.deferred ??= []).push(blocks);
-    },
-  };
-  if (call.agent !== undefined) exec.agent = call.agent;
-  if (call.parent !== undefined) exec.parent = call.parent;
-  return Object.freeze(exec);
 }
 
 /** A request read once, its optional fields possibly `undefined`. */

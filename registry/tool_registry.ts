@@ -173,14 +173,13 @@ class ToolRegistryService {
       );
     }
     const entry: Entry = { definition, schema };
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       const remove = this.#table.add(name, entry, scope);
       this.#ctx.emit("tools/changed");
       return () => {
         if (remove()) this.#ctx.emit("tools/changed");
       };
     });
-    return () => void dispose();
   }
 
   #guard(caller: Context, guard: Guard): () => void {
@@ -189,18 +188,17 @@ class ToolRegistryService {
         `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
       );
     }
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       this.#guards = [...this.#guards, guard];
       return () => {
         this.#guards = this.#guards.filter((g) => g !== guard);
       };
     });
-    return () => void dispose();
   }
 
   #restrict(caller: Context, filter: ToolFilter, scope: string | undefined): () => void {
     const visible = compileToolFilter(filter, "filter");
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       const remove = this.#table.mask(visible, scope);
       this.#ctx.emit("tools/changed");
       return () => {
@@ -208,7 +206,6 @@ class ToolRegistryService {
         this.#ctx.emit("tools/changed");
       };
     });
-    return () => void dispose();
   }
 
   #use(caller: Context, layer: ToolLayer): () => void {
@@ -222,7 +219,7 @@ class ToolRegistryService {
         }`,
       );
     }
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       this.#layers = [...this.#layers, layer];
       this.#chains.clear();
       return () => {
@@ -230,7 +227,6 @@ class ToolRegistryService {
         this.#chains.clear();
       };
     });
-    return () => void dispose();
   }
 
   /** Builds the record of a call; throws a TypeError for a malformed request. */
@@ -336,4 +332,10 @@ class ToolRegistryService {
     }
     return outcome;
   }
+}
+
+/** `caller.effect(setup)`, its disposer returning nothing. */
+function effect(caller: Context, setup: () => () => void): () => void {
+  const dispose = caller.effect(setup);
+  return () => void dispose();
 }
