@@ -6,14 +6,13 @@
  */
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
-import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
 import { type Entry, ToolTable } from "../tools/tool_table.ts";
-import { runBody } from "../tools/run_body.ts";
-import { buildChain, type Run, type Step } from "./_chain.ts";
+import type { BodyOptions } from "../tools/run_body.ts";
+import { buildChain, type Run } from "./_chain.ts";
 import {
   CallRecord,
   checkScope,
@@ -106,8 +105,7 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
 
 class ToolRegistryService {
   readonly #ctx: Context;
-  readonly #defaultTimeoutMs: number | undefined;
-  readonly #graceMs: number;
+  readonly #body: Omit<BodyOptions, "abortSuccess">;
   #guards: readonly Guard[] = [];
   #layers: readonly ToolLayer[] = [];
   /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
@@ -117,8 +115,7 @@ class ToolRegistryService {
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
     this.#ctx = ctx;
-    this.#defaultTimeoutMs = defaultTimeoutMs;
-    this.#graceMs = graceMs;
+    this.#body = { defaultTimeoutMs, graceMs, logger: ctx.logger };
   }
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
@@ -153,25 +150,7 @@ class ToolRegistryService {
     }
     const schema = checkDefinition(definition);
     const name = definition.name;
-    if (codeRunner && name !== CODE_RUNNER_NAME) {
-      throw new TypeError(
-        `Cannot register a code runner named ${
-          JSON.stringify(name)
-        }: the code runner must be named "${CODE_RUNNER_NAME}"`,
-      );
-    }
-    if (!codeRunner && name === CODE_RUNNER_NAME) {
-      throw new HarnessError(
-        "RESERVED_TOOL",
-        `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
-      );
-    }
-    if (this.#table.has(name, scope)) {
-      throw new HarnessError(
-        "DUPLICATE_TOOL",
-        `tool "${name}" is already registered in this scope`,
-      );
-    }
+    this.#table.checkFree(name, scope, codeRunner);
     const entry: Entry = { definition, schema };
     return effect(caller, () => {
       const remove = this.#table.add(name, entry, scope);
@@ -300,25 +279,8 @@ class ToolRegistryService {
     const key = (policy ? 1 : 0) | (around ? 2 : 0) | (post ? 4 : 0);
     let run = this.#chains.get(key);
     if (run === undefined) {
-      const route: Step[] = [];
-      const body: Step[] = [];
-      for (const layer of this.#layers) {
-        if (layer.run !== undefined) (layer.position === "route" ? route : body).push(layer.run);
-      }
-      const options = {
-        defaultTimeoutMs: this.#defaultTimeoutMs,
-        graceMs: this.#graceMs,
-        logger: ctx.logger,
-        abortSuccess: body.length === 0,
-      };
-      const host = { ctx, guards: () => this.#guards };
-      run = buildChain(
-        host,
-        { policy, around, post },
-        { route, body },
-        (call, signal) => runBody(call, signal, options),
-      );
-      this.#chains.set(key, run);
+      const host = { ctx, guards: () => this.#guards, body: this.#body };
+      this.#chains.set(key, run = buildChain(host, { policy, around, post }, this.#layers));
     }
     return run;
   }

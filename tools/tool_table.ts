@@ -5,6 +5,7 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
+import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
 
 /** How tools are presented to the model. */
@@ -57,6 +58,33 @@ export class ToolTable {
   /** Whether `name` is registered in exactly this layer (not counting the global one for a scope). */
   has(name: string, scope: string | undefined): boolean {
     return (scope === undefined ? this.#tools : this.#scoped.get(scope))?.has(name) === true;
+  }
+
+  /**
+   * Throws unless `name` may be registered in `scope`'s layer: the code runner's name only by
+   * `registerCodeRunner()`, which takes no other, and no name twice in one layer.
+   */
+  checkFree(name: string, scope: string | undefined, codeRunner: boolean): void {
+    const runner = this.#codeRunnerName;
+    if (codeRunner && name !== runner) {
+      throw new TypeError(
+        `Cannot register a code runner named ${
+          JSON.stringify(name)
+        }: the code runner must be named "${runner}"`,
+      );
+    }
+    if (!codeRunner && name === runner) {
+      throw new HarnessError(
+        "RESERVED_TOOL",
+        `tool "${runner}" is reserved for the Code Mode runner: use registerCodeRunner()`,
+      );
+    }
+    if (this.has(name, scope)) {
+      throw new HarnessError(
+        "DUPLICATE_TOOL",
+        `tool "${name}" is already registered in this scope`,
+      );
+    }
   }
 
   /**
