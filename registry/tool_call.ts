@@ -168,14 +168,17 @@ export function readRequest(request: ExecuteRequest): Request | string {
     return `tool execution request must be an object, received ${describeValue(request)}`;
   }
   const { callId, name, arguments: args, signal, agent, parent, mode, onOutput } = request;
-  const bad = (field: string, expected: string, value: unknown) =>
-    `tool execution request ${field} must be ${expected}, received ${describeValue(value)}`;
   if (typeof name !== "string") return bad("name", "a string", name);
   if (typeof callId !== "string") return bad("callId", "a string", callId);
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     return bad("signal", "an AbortSignal", signal);
   }
   return { callId, name, arguments: args, signal, agent, parent, mode, onOutput };
+}
+
+/** The message naming a malformed request field. */
+function bad(field: string, expected: string, value: unknown): string {
+  return `tool execution request ${field} must be ${expected}, received ${describeValue(value)}`;
 }
 
 /**
