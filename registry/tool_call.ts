@@ -7,6 +7,7 @@
  */
 import type { Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
+import type { Logger } from "../core/logger.ts";
 import { isJsonSnapshot, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type {
@@ -101,7 +102,7 @@ export class CallRecord implements ToolCall, BodyCall {
     request: Request,
     definition: AnyToolDefinition | undefined,
     signal: AbortSignal,
-    ctx: Context,
+    logger: Logger,
   ) {
     this.owner = owner;
     this.callId = request.callId;
@@ -110,7 +111,7 @@ export class CallRecord implements ToolCall, BodyCall {
       const args = request.arguments;
       this.arguments = isJsonSnapshot(args) ? args as JsonValue : snapshotJson(args);
     } catch (error) {
-      ctx.logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
+      logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
       this.rejected = invalidArgsOutcome(error);
     }
     // A token's description is its root call id, so a sub-call finds its root without a table.
@@ -122,7 +123,7 @@ export class CallRecord implements ToolCall, BodyCall {
     this.abortable = request.signal !== undefined;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
-    this.exec = createExecution(this, request.onOutput, ctx.logger);
+    this.exec = createExecution(this, request.onOutput, logger);
   }
 
   get validation(): ArgsValidation {

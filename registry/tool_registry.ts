@@ -220,7 +220,7 @@ class ToolRegistryService {
     if (signals === undefined) this.#lifetimes.set(caller, signals = lifetime(caller));
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
     const definition = this.#table.resolve(request.name, request.agent?.sessionId)?.definition;
-    return new CallRecord(this, request, definition, signals(request.signal), this.#ctx);
+    return new CallRecord(this, request, definition, signals(request.signal), this.#body.logger);
   }
 
   /**
