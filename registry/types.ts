@@ -1,9 +1,6 @@
 /**
- * Types of the `ctx.tools` service and its pipeline events.
- *
- * Pipeline order (contracts.md §2): snapshot+freeze args → token/identity → pre-abort check →
- * `tools/pre-execute` waterfall → guards → `tools/execute` around chain → body →
- * `tools/post-execute` waterfall → materialize → `tools/result` emit.
+ * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
+ * contracts.md §2's; the hook types live in `tools/hooks.ts` and are re-exported here).
  *
  * @module
  */
