@@ -14,15 +14,17 @@ export interface AroundView {
   readonly target: { signal: AbortSignal };
 }
 
+/** Every change but a new `signal` is refused with the same explanation. */
+function refuse(change: string, property: string | symbol): never {
+  const what = JSON.stringify(String(property));
+  throw new TypeError(
+    `Cannot ${change.replace("%", what)} tool execution: only "signal" may be replaced`,
+  );
+}
+
 const handler: ProxyHandler<{ signal: AbortSignal }> = {
   set(target, property, value) {
-    if (property !== "signal") {
-      throw new TypeError(
-        `Cannot set ${
-          JSON.stringify(String(property))
-        } on a tool execution: only "signal" may be replaced`,
-      );
-    }
+    if (property !== "signal") refuse("set % on a", property);
     if (!(value instanceof AbortSignal)) {
       throw new TypeError(
         `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
@@ -33,20 +35,8 @@ const handler: ProxyHandler<{ signal: AbortSignal }> = {
     target.signal = value;
     return true;
   },
-  deleteProperty(_target, property) {
-    throw new TypeError(
-      `Cannot delete ${
-        JSON.stringify(String(property))
-      } from a tool execution: only "signal" may be replaced`,
-    );
-  },
-  defineProperty(_target, property) {
-    throw new TypeError(
-      `Cannot define ${
-        JSON.stringify(String(property))
-      } on a tool execution: only "signal" may be replaced`,
-    );
-  },
+  deleteProperty: (_target, property) => refuse("delete % from a", property),
+  defineProperty: (_target, property) => refuse("define % on a", property),
   setPrototypeOf() {
     throw new TypeError("Cannot change the prototype of a tool execution");
   },

@@ -14,9 +14,10 @@ import {
   type ToolOutcome,
 } from "../tools/outcome.ts";
 import { aroundView } from "./_around_view.ts";
-import { ABORTED_DURING_POLICY, runPolicy, runPost } from "./_policy.ts";
+import { ABORTED_DURING_POLICY, runPolicy, runPost } from "../tools/hooks.ts";
+import { type BodyOptions, runBody } from "../tools/run_body.ts";
 import type { CallRecord } from "./tool_call.ts";
-import type { Guard, Next } from "./types.ts";
+import type { Guard, Next, ToolLayer } from "./types.ts";
 
 /** One step: the call and the rest of the chain. */
 export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
@@ -49,38 +50,31 @@ export function compose(steps: readonly Step[], inner: Run): Run {
 export interface ChainHost {
   readonly ctx: Context;
   guards(): readonly Guard[];
+  readonly body: Omit<BodyOptions, "abortSuccess">;
 }
 
-/** Which built-in steps a chain needs (a step without listeners is left out). */
-export interface ChainShape {
-  readonly policy: boolean;
-  readonly around: boolean;
-  readonly post: boolean;
-}
-
-/** The chain of one shape around plugin layers (`inner` is the body step). */
+/** The chain of one shape (which built-in steps have listeners) around the plugin layers. */
 export function buildChain(
   host: ChainHost,
-  shape: ChainShape,
-  layers: { readonly route: readonly Step[]; readonly body: readonly Step[] },
-  inner: Run,
+  shape: { readonly policy: boolean; readonly around: boolean; readonly post: boolean },
+  layers: readonly ToolLayer[],
 ): Run {
-  const { route, body } = layers;
-  const steps: Step[] = [...route];
-  if (!shape.post) {
-    // The unknown-name and pre-abort checks need no step of their own: no post-execute between.
-    const rest = compose([
-      ...(shape.policy ? [policyStep(host)] : []),
-      ...(shape.around ? [aroundStep(host.ctx)] : []),
-      ...(body.length > 0 ? [abortSuccess, ...body] : []),
-    ], inner);
-    return compose(steps, gate(rest));
+  const route: Step[] = [];
+  const body: Step[] = [];
+  for (const l of layers) {
+    if (l.run !== undefined) (l.position === "route" ? route : body).push(l.run);
   }
-  steps.push(abortCheck, postStep(host.ctx), unknownCheck);
-  if (shape.policy) steps.push(policyStep(host));
-  if (shape.around) steps.push(aroundStep(host.ctx));
-  if (body.length > 0) steps.push(abortSuccess, ...body);
-  return compose(steps, inner);
+  const rest: Step[] = [];
+  if (shape.policy) rest.push(policyStep(host));
+  if (shape.around) rest.push(aroundStep(host.ctx));
+  if (body.length > 0) rest.push(abortSuccess, ...body);
+  const options = { ...host.body, abortSuccess: body.length === 0 };
+  const inner: Run = (call, signal) => runBody(call, signal, options);
+  // Without post-execute between them, the unknown-name and pre-abort checks need no step.
+  const checked = shape.post
+    ? compose([abortCheck, postStep(host.ctx), unknownCheck, ...rest], inner)
+    : gate(compose(rest, inner));
+  return compose(route, checked);
 }
 
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */

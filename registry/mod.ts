@@ -39,26 +39,7 @@ export type {
 } from "../tools/permission_rules.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
 export type { ToolCall } from "./tool_call.ts";
-export type {
-  ApprovalOutcome,
-  ApprovalService,
-  AroundExecution,
-  AroundWrapper,
-  ExecuteRequest,
-  Guard,
-  Next,
-  PostExecuteDecision,
-  PostExecuteListener,
-  PreExecuteDecision,
-  PreExecuteListener,
-  ResultObserver,
-  ToolErrorCode,
-  ToolLayer,
-  ToolMode,
-  ToolOutcome,
-  ToolRegistry,
-  ToolSchema,
-} from "./types.ts";
+export type * from "./types.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { Context, ContextOptions, Listener } from "../core/context.ts";
@@ -67,30 +48,5 @@ export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/js
 export type { Logger, LogLevel, LogRecord, LogSink } from "../core/logger.ts";
 export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
 export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type {
-  AgentHandle,
-  AnyToolDefinition,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";
+export type * from "../tools/definition.ts";
+export type * from "../tools/views.ts";

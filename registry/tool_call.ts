@@ -6,8 +6,9 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import { errorMessage } from "../core/error_message.ts";
-import type { JsonValue } from "../core/json.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
+import type { Logger } from "../core/logger.ts";
+import { isJsonSnapshot, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type {
   AgentHandle,
@@ -15,7 +16,8 @@ import type {
   ArgsValidation,
   ToolExecution,
 } from "../tools/definition.ts";
-import { materializeContent, type ToolOutcome } from "../tools/outcome.ts";
+import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
+import { type BodyCall, createExecution } from "../tools/run_body.ts";
 import type { ExecuteRequest, ToolMode } from "./types.ts";
 
 /**
@@ -69,11 +71,11 @@ export interface ToolCall {
   defer(content: readonly ContentBlock[]): void;
 }
 
-/** The registry's record of one call: the public {@linkcode ToolCall} plus the bookkeeping of the chain. */
-export class CallRecord implements ToolCall {
+/** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
+export class CallRecord implements ToolCall, BodyCall {
   readonly callId: string;
   readonly name: string;
-  readonly arguments: JsonValue;
+  readonly arguments: JsonValue = null;
   readonly agent?: AgentHandle;
   readonly token: symbol;
   readonly parent?: symbol;
@@ -84,14 +86,12 @@ export class CallRecord implements ToolCall {
   readonly exec: ToolExecution;
   /** The registry that built it (a call runs only there, once). */
   readonly owner: object;
-  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
-  /** Set by the registry for arguments that are not lossless JSON. */
-  rejected: ToolOutcome | undefined;
+  /** The `INVALID_ARGS` outcome of arguments that are not lossless JSON. */
+  readonly rejected: ToolOutcome | undefined;
   deferred: (readonly ContentBlock[])[] | undefined;
   settled = false;
   started = false;
-  /** Set when the body outlived its abort grace period: its later output is dropped. */
   abandoned = false;
   outcome: ToolOutcome | undefined;
   #validation: ArgsValidation | undefined;
@@ -99,28 +99,31 @@ export class CallRecord implements ToolCall {
 
   constructor(
     owner: object,
-    request: ExecuteRequest,
-    args: JsonValue,
-    init: {
-      readonly definition: AnyToolDefinition | undefined;
-      readonly signal: AbortSignal;
-      readonly rootCallId: string | undefined;
-      readonly ctx: Context;
-    },
+    request: Request,
+    definition: AnyToolDefinition | undefined,
+    signal: AbortSignal,
+    logger: Logger,
   ) {
     this.owner = owner;
     this.callId = request.callId;
     this.name = request.name;
-    this.arguments = args;
-    this.rootCallId = init.rootCallId ?? request.callId;
+    try {
+      const args = request.arguments;
+      this.arguments = isJsonSnapshot(args) ? args as JsonValue : snapshotJson(args);
+    } catch (error) {
+      logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
+      this.rejected = invalidArgsOutcome(error);
+    }
+    // A token's description is its root call id, so a sub-call finds its root without a table.
+    this.rootCallId = request.parent?.description ?? request.callId;
     this.token = Symbol(this.rootCallId);
     this.mode = request.mode ?? "native";
-    this.definition = init.definition;
-    this.signal = init.signal;
+    this.definition = definition;
+    this.signal = signal;
     this.abortable = request.signal !== undefined;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
-    this.exec = execution(this, request.onOutput, init.ctx);
+    this.exec = createExecution(this, request.onOutput, logger);
   }
 
   get validation(): ArgsValidation {
@@ -129,15 +132,7 @@ export class CallRecord implements ToolCall {
   }
 
   get concurrencySafe(): boolean {
-    if (this.#safe !== undefined) return this.#safe;
-    const classify = this.definition?.isConcurrencySafe;
-    let safe = false;
-    try {
-      safe = classify !== undefined && this.validation.ok && classify(this.arguments) === true;
-    } catch {
-      safe = false;
-    }
-    return this.#safe = safe;
+    return this.#safe ??= safe(this.definition, this.arguments, () => this.validation.ok);
   }
 
   defer(content: readonly ContentBlock[]): void {
@@ -145,43 +140,76 @@ export class CallRecord implements ToolCall {
   }
 }
 
-/** The frozen {@linkcode ToolExecution} of a call. */
-function execution(
-  call: CallRecord,
-  onOutput: ((chunk: string) => void) | undefined,
-  ctx: Context,
-): ToolExecution {
-  let decoder: TextDecoder | undefined;
-  const exec: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
-    callId: call.callId,
-    name: call.name,
-    arguments: call.arguments,
-    token: call.token,
-    signal: call.signal,
-    output: Object.freeze({
-      write(chunk: string | Uint8Array): void {
-        // An abandoned body may keep writing after its result was published: drop that.
-        if (onOutput === undefined || call.outcome !== undefined || call.abandoned) return;
-        const text = typeof chunk === "string"
-          ? chunk
-          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
-        try {
-          onOutput(text);
-        } catch (error) {
-          ctx.logger.warn(`onOutput threw for call "${call.callId}": ${errorMessage(error)}`);
-        }
-      },
-    }),
-    deferContext(content: readonly ContentBlock[]): void {
-      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
-      if (call.settled) {
-        ctx.logger.warn(`deferContext() after call "${call.callId}" settled was dropped`);
-        return;
-      }
-      (call.deferred ??= []).push(blocks);
-    },
+/** `isConcurrencySafe(args) === true` (when `valid()`); a throw means no. */
+export function safe(
+  definition: AnyToolDefinition | undefined,
+  args: unknown,
+  valid: () => boolean = () => true,
+): boolean {
+  const classify = definition?.isConcurrencySafe;
+  try {
+    return classify !== undefined && valid() && classify(args) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** A request read once, its optional fields possibly `undefined`. */
+export type Request = { readonly [K in keyof ExecuteRequest]-?: ExecuteRequest[K] | undefined } & {
+  readonly callId: string;
+  readonly name: string;
+};
+
+/**
+ * Reads every request field exactly once (a throwing getter throws here) and checks them; a string
+ * says why the request cannot be executed at all (no events are published for it).
+ */
+export function readRequest(request: ExecuteRequest): Request | string {
+  if (typeof request !== "object" || request === null) {
+    return `tool execution request must be an object, received ${describeValue(request)}`;
+  }
+  const { callId, name, arguments: args, signal, agent, parent, mode, onOutput } = request;
+  if (typeof name !== "string") return bad("name", "a string", name);
+  if (typeof callId !== "string") return bad("callId", "a string", callId);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    return bad("signal", "an AbortSignal", signal);
+  }
+  return { callId, name, arguments: args, signal, agent, parent, mode, onOutput };
+}
+
+/** The message naming a malformed request field. */
+function bad(field: string, expected: string, value: unknown): string {
+  return `tool execution request ${field} must be ${expected}, received ${describeValue(value)}`;
+}
+
+/**
+ * The lifetime of a caller's fiber as a signal, joined with a caller signal: one
+ * `AbortSignal.any` per distinct caller signal (an agent turn's), not one per call.
+ */
+export function lifetime(caller: Context): (signal: AbortSignal | undefined) => AbortSignal {
+  const controller = new AbortController();
+  const end = () =>
+    controller.abort(
+      new DOMException("the fiber that started the call was disposed", "AbortError"),
+    );
+  try {
+    caller.effect(() => end);
+  } catch {
+    end(); // The context is no longer active: its fiber is already gone.
+  }
+  const joined = new WeakMap<AbortSignal, AbortSignal>();
+  return (signal) => {
+    if (signal === undefined) return controller.signal;
+    let any = joined.get(signal);
+    if (any === undefined) joined.set(signal, any = AbortSignal.any([signal, controller.signal]));
+    return any;
   };
-  if (call.agent !== undefined) exec.agent = call.agent;
-  if (call.parent !== undefined) exec.parent = call.parent;
-  return Object.freeze(exec);
+}
+
+/** Checks an optional `scope` option: a non-empty string (a session id) or `undefined`. */
+export function checkScope(action: string, scope: unknown): string | undefined {
+  if (scope === undefined || (typeof scope === "string" && scope !== "")) return scope;
+  throw new TypeError(
+    `Cannot ${action}: scope is ${describeValue(scope)}, expected a non-empty session id string`,
+  );
 }

@@ -6,22 +6,22 @@
  */
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
-import { HarnessError } from "../core/errors.ts";
-import { isJsonSnapshot, JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import {
-  errorOutcome,
-  NON_JSON_ARGS_MESSAGE,
-  thrownOutcome,
-  type ToolOutcome,
-} from "../tools/outcome.ts";
+import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
-import { runBody } from "./_body.ts";
-import { buildChain, type Run, type Step } from "./_chain.ts";
-import { assertPositive, checkDefinition } from "./_checks.ts";
-import { checkRequest, checkScope, Lifetime, readRequest } from "./_execution.ts";
-import { type Entry, ToolTable } from "./_tool_table.ts";
-import { CallRecord, type ToolCall } from "./tool_call.ts";
+import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
+import { type Entry, ToolTable } from "../tools/tool_table.ts";
+import type { BodyOptions } from "../tools/run_body.ts";
+import { buildChain, type Run } from "./_chain.ts";
+import {
+  CallRecord,
+  checkScope,
+  lifetime,
+  readRequest,
+  type Request,
+  safe,
+  type ToolCall,
+} from "./tool_call.ts";
 import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
@@ -105,19 +105,17 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
 
 class ToolRegistryService {
   readonly #ctx: Context;
-  readonly #defaultTimeoutMs: number | undefined;
-  readonly #graceMs: number;
+  readonly #body: Omit<BodyOptions, "abortSuccess">;
   #guards: readonly Guard[] = [];
   #layers: readonly ToolLayer[] = [];
   /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
   readonly #chains = new Map<number, Run>();
-  readonly #lifetimes = new WeakMap<Context, Lifetime>();
+  readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
     this.#ctx = ctx;
-    this.#defaultTimeoutMs = defaultTimeoutMs;
-    this.#graceMs = graceMs;
+    this.#body = { defaultTimeoutMs, graceMs, logger: ctx.logger };
   }
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
@@ -136,7 +134,7 @@ class ToolRegistryService {
       execute: (request) => this.#execute(request, caller),
       use: (layer) => this.#use(caller, layer),
       isConcurrencySafe: (name, args, options) =>
-        this.#isConcurrencySafe(name, args, options?.scope),
+        safe(this.#table.resolve(name, options?.scope)?.definition, args),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
     };
   }
@@ -152,34 +150,15 @@ class ToolRegistryService {
     }
     const schema = checkDefinition(definition);
     const name = definition.name;
-    if (codeRunner && name !== CODE_RUNNER_NAME) {
-      throw new TypeError(
-        `Cannot register a code runner named ${
-          JSON.stringify(name)
-        }: the code runner must be named "${CODE_RUNNER_NAME}"`,
-      );
-    }
-    if (!codeRunner && name === CODE_RUNNER_NAME) {
-      throw new HarnessError(
-        "RESERVED_TOOL",
-        `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
-      );
-    }
-    if (this.#table.has(name, scope)) {
-      throw new HarnessError(
-        "DUPLICATE_TOOL",
-        `tool "${name}" is already registered in this scope`,
-      );
-    }
+    this.#table.checkFree(name, scope, codeRunner);
     const entry: Entry = { definition, schema };
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       const remove = this.#table.add(name, entry, scope);
       this.#ctx.emit("tools/changed");
       return () => {
         if (remove()) this.#ctx.emit("tools/changed");
       };
     });
-    return () => void dispose();
   }
 
   #guard(caller: Context, guard: Guard): () => void {
@@ -188,18 +167,17 @@ class ToolRegistryService {
         `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
       );
     }
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       this.#guards = [...this.#guards, guard];
       return () => {
         this.#guards = this.#guards.filter((g) => g !== guard);
       };
     });
-    return () => void dispose();
   }
 
   #restrict(caller: Context, filter: ToolFilter, scope: string | undefined): () => void {
     const visible = compileToolFilter(filter, "filter");
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       const remove = this.#table.mask(visible, scope);
       this.#ctx.emit("tools/changed");
       return () => {
@@ -207,7 +185,6 @@ class ToolRegistryService {
         this.#ctx.emit("tools/changed");
       };
     });
-    return () => void dispose();
   }
 
   #use(caller: Context, layer: ToolLayer): () => void {
@@ -221,7 +198,7 @@ class ToolRegistryService {
         }`,
       );
     }
-    const dispose = caller.effect(() => {
+    return effect(caller, () => {
       this.#layers = [...this.#layers, layer];
       this.#chains.clear();
       return () => {
@@ -229,57 +206,21 @@ class ToolRegistryService {
         this.#chains.clear();
       };
     });
-    return () => void dispose();
-  }
-
-  #isConcurrencySafe(name: string, args: unknown, scope: string | undefined): boolean {
-    const classify = this.#table.resolve(name, scope)?.definition.isConcurrencySafe;
-    if (classify === undefined) return false;
-    try {
-      return classify(args) === true;
-    } catch {
-      return false;
-    }
   }
 
   /** Builds the record of a call; throws a TypeError for a malformed request. */
   #prepare(request: ExecuteRequest, caller: Context): CallRecord {
-    const copy = readRequest(request);
-    const malformed = checkRequest(copy);
-    if (malformed !== undefined) throw new TypeError(malformed);
-    return this.#build(copy, caller);
+    const read = readRequest(request);
+    if (typeof read === "string") throw new TypeError(read);
+    return this.#build(read, caller);
   }
 
-  #build(copy: ExecuteRequest, caller: Context): CallRecord {
-    const lifetime = this.#lifetime(caller);
-    const signal = copy.signal === undefined ? lifetime.signal : lifetime.with(copy.signal);
+  #build(request: Request, caller: Context): CallRecord {
+    let signals = this.#lifetimes.get(caller);
+    if (signals === undefined) this.#lifetimes.set(caller, signals = lifetime(caller));
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
-    const definition = this.#table.resolve(copy.name, copy.agent?.sessionId)?.definition;
-    const parent = copy.parent;
-    // A token's description is its root call id, so a sub-call finds its root without a table.
-    const rootCallId = parent === undefined ? undefined : parent.description;
-    let args: JsonValue = null;
-    let rejected: ToolOutcome | undefined;
-    try {
-      args = isJsonSnapshot(copy.arguments)
-        ? copy.arguments as JsonValue
-        : snapshotJson(copy.arguments);
-    } catch (error) {
-      // The contract text, then the offending path and the value's kind, so the model can fix it.
-      const problem = error instanceof JsonSnapshotError
-        ? error.describe("arguments")
-        : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
-      this.#ctx.logger.debug(`call "${copy.callId}" to "${copy.name}": ${errorMessage(error)}`);
-      rejected = errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" });
-    }
-    const call = new CallRecord(this, copy, args, {
-      definition,
-      signal,
-      rootCallId,
-      ctx: this.#ctx,
-    });
-    call.rejected = rejected;
-    return call;
+    const definition = this.#table.resolve(request.name, request.agent?.sessionId)?.definition;
+    return new CallRecord(this, request, definition, signals(request.signal), this.#body.logger);
   }
 
   /**
@@ -299,18 +240,16 @@ class ToolRegistryService {
         }
         call = request;
       } else {
-        let copy: ExecuteRequest;
+        let read: Request | string;
         try {
-          copy = readRequest(request as ExecuteRequest);
+          read = readRequest(request as ExecuteRequest);
         } catch (error) {
-          const message = `tool execution request could not be read: ${errorMessage(error)}`;
-          return Promise.resolve(errorOutcome(message, { name: "TypeError" }));
+          read = `tool execution request could not be read: ${errorMessage(error)}`;
         }
-        const malformed = checkRequest(copy);
-        if (malformed !== undefined) {
-          return Promise.resolve(errorOutcome(malformed, { name: "TypeError" }));
+        if (typeof read === "string") {
+          return Promise.resolve(errorOutcome(read, { name: "TypeError" }));
         }
-        call = this.#build(copy, caller);
+        call = this.#build(read, caller);
       }
     } catch (error) {
       this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);
@@ -340,44 +279,10 @@ class ToolRegistryService {
     const key = (policy ? 1 : 0) | (around ? 2 : 0) | (post ? 4 : 0);
     let run = this.#chains.get(key);
     if (run === undefined) {
-      const route: Step[] = [];
-      const body: Step[] = [];
-      for (const layer of this.#layers) {
-        if (layer.run !== undefined) (layer.position === "route" ? route : body).push(layer.run);
-      }
-      const options = {
-        defaultTimeoutMs: this.#defaultTimeoutMs,
-        graceMs: this.#graceMs,
-        logger: ctx.logger,
-        abortSuccess: body.length === 0,
-      };
-      const host = { ctx, guards: () => this.#guards };
-      run = buildChain(
-        host,
-        { policy, around, post },
-        { route, body },
-        (call, signal) => runBody(call, signal, options),
-      );
-      this.#chains.set(key, run);
+      const host = { ctx, guards: () => this.#guards, body: this.#body };
+      this.#chains.set(key, run = buildChain(host, { policy, around, post }, this.#layers));
     }
     return run;
-  }
-
-  #lifetime(caller: Context): Lifetime {
-    const known = this.#lifetimes.get(caller);
-    if (known !== undefined) return known;
-    const controller = new AbortController();
-    const lifetime = new Lifetime(controller.signal);
-    this.#lifetimes.set(caller, lifetime);
-    const reason = () =>
-      new DOMException("the fiber that started the call was disposed", "AbortError");
-    try {
-      caller.effect(() => () => controller.abort(reason()));
-    } catch {
-      // The context is no longer active: its fiber is already gone.
-      controller.abort(reason());
-    }
-    return lifetime;
   }
 
   /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
@@ -389,4 +294,10 @@ class ToolRegistryService {
     }
     return outcome;
   }
+}
+
+/** `caller.effect(setup)`, its disposer returning nothing. */
+function effect(caller: Context, setup: () => () => void): () => void {
+  const dispose = caller.effect(setup);
+  return () => void dispose();
 }

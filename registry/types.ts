@@ -1,27 +1,30 @@
 /**
- * Types of the `ctx.tools` service and its pipeline events.
- *
- * Pipeline order (contracts.md §2): snapshot+freeze args → token/identity → pre-abort check →
- * `tools/pre-execute` waterfall → guards → `tools/execute` around chain → body →
- * `tools/post-execute` waterfall → materialize → `tools/result` emit.
+ * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
+ * contracts.md §2's; the hook types live in `tools/hooks.ts` and are re-exported here).
  *
  * @module
  */
-import type { ContentBlock } from "../tools/content.ts";
-import type {
-  AgentHandle,
-  AnyToolDefinition,
-  JsonSchema,
-  ToolExecution,
-} from "../tools/definition.ts";
+import type { AgentHandle, AnyToolDefinition } from "../tools/definition.ts";
 import type { ToolFilter } from "../tools/tool_filter.ts";
 import type { ToolCall } from "./tool_call.ts";
 
 export type { ToolErrorCode, ToolOutcome } from "../tools/outcome.ts";
+export type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  Guard,
+  PostExecuteDecision,
+  PostExecuteListener,
+  PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
+} from "../tools/hooks.ts";
+import type { Guard } from "../tools/hooks.ts";
+import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
-
-/** How tools are presented to the model. */
-export type ToolMode = "native" | "code" | "both";
 
 /** Input of {@linkcode ToolRegistry.execute}. */
 export interface ExecuteRequest {
@@ -41,75 +44,6 @@ export interface ExecuteRequest {
   readonly mode?: ToolMode;
   /** Receives incremental output written by the body (`exec.output`). */
   readonly onOutput?: (chunk: string) => void;
-}
-
-/** A `tools/pre-execute` decision. */
-export type PreExecuteDecision =
-  | { readonly kind: "allow" }
-  | { readonly kind: "deny"; readonly reason: string }
-  | { readonly kind: "ask"; readonly reason?: string };
-
-/**
- * A `tools/pre-execute` waterfall listener: returns a new decision or `undefined` to keep the current one.
- * Registered with `ctx.on("tools/pre-execute", listener)`.
- */
-export type PreExecuteListener = (
-  decision: PreExecuteDecision,
-  exec: ToolExecution,
-) => PreExecuteDecision | undefined | Promise<PreExecuteDecision | undefined>;
-
-/** A synchronous, monotonic guard: a string denies with that reason. */
-export type Guard = (exec: ToolExecution) => string | undefined;
-
-/** The view an around-dispatch wrapper gets: frozen identity plus a replaceable `signal`. */
-export interface AroundExecution extends Omit<ToolExecution, "signal"> {
-  /** The only mutable field; the body gets `AbortSignal.any` of it and the caller's signal. */
-  signal: AbortSignal;
-}
-
-/**
- * A `tools/execute` around wrapper, onion-style: `next()` runs the rest of the chain and the body.
- * Registered with `ctx.on("tools/execute", wrapper)`.
- */
-export type AroundWrapper = (
-  exec: AroundExecution,
-  next: () => Promise<ToolOutcome>,
-) => Promise<ToolOutcome>;
-
-/** A `tools/post-execute` decision. */
-export type PostExecuteDecision =
-  | {
-    readonly kind: "accept";
-    readonly content?: readonly ContentBlock[];
-    readonly additionalContexts?: readonly (readonly ContentBlock[])[];
-  }
-  | { readonly kind: "block"; readonly feedback: readonly ContentBlock[] };
-
-/**
- * A `tools/post-execute` waterfall listener.
- * Registered with `ctx.on("tools/post-execute", listener)`.
- */
-export type PostExecuteListener = (
-  decision: PostExecuteDecision,
-  exec: ToolExecution,
-  outcome: ToolOutcome,
-) => PostExecuteDecision | undefined | Promise<PostExecuteDecision | undefined>;
-
-/** A `tools/result` observer: sees the frozen execution and outcome; cannot change them. */
-export type ResultObserver = (exec: ToolExecution, outcome: ToolOutcome) => void;
-
-/** Approval answers. */
-export type ApprovalOutcome =
-  | "allowed-once"
-  | "allowed-always"
-  | "rejected"
-  | "cancelled"
-  | "unavailable";
-
-/** The optional `ctx.approval` service an `ask` decision is routed to (the ACP bridge provides one). */
-export interface ApprovalService {
-  /** Asks the user about one call. */
-  request(exec: ToolExecution, options: { readonly reason?: string }): Promise<ApprovalOutcome>;
 }
 
 /** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
@@ -132,16 +66,6 @@ export interface ToolLayer {
   readonly run?: (call: ToolCall, next: Next) => Promise<ToolOutcome>;
   /** Rewrites a definition at registration. @default {undefined} */
   readonly define?: (definition: AnyToolDefinition) => AnyToolDefinition;
-}
-
-/** A model-facing tool schema. */
-export interface ToolSchema {
-  /** Tool name. */
-  readonly name: string;
-  /** Description. */
-  readonly description: string;
-  /** JSON Schema of the arguments. */
-  readonly parameters: JsonSchema;
 }
 
 /** The `ctx.tools` service. */

@@ -6,7 +6,7 @@
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
-import { type JsonValue, snapshotJson } from "../core/json.ts";
+import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
 import type { ContentBlock } from "./content.ts";
 
 type Contexts = readonly (readonly ContentBlock[])[];
@@ -51,6 +51,17 @@ export const ABORTED_MESSAGE = "tool call aborted";
 /** Message of arguments that are not lossless JSON (`INVALID_ARGS`, contracts.md §2 step 1). */
 export const NON_JSON_ARGS_MESSAGE =
   "tool execution arguments must be losslessly JSON-serializable";
+
+/**
+ * The `INVALID_ARGS` outcome of arguments that could not be snapshotted: the contract text, then
+ * the offending path and the value's kind, so the model can fix them.
+ */
+export function invalidArgsOutcome(error: unknown): ToolOutcome {
+  const problem = error instanceof JsonSnapshotError
+    ? error.describe("arguments")
+    : `the arguments could not be read (${errorMessage(error).slice(0, 200)})`;
+  return errorOutcome(`${NON_JSON_ARGS_MESSAGE}: ${problem}`, { code: "INVALID_ARGS" });
+}
 
 /** Options of {@linkcode errorOutcome}. */
 export interface ErrorOutcomeOptions {

@@ -1,26 +1,91 @@
 /**
- * The policy phases of the pipeline (private to registry/): `tools/pre-execute` with approval,
- * guards, and `tools/post-execute` (contracts.md §2 steps 3, 4 and 7).
+ * The hook vocabulary of a tool call (`tools/pre-execute`, `guard()`, `tools/execute`,
+ * `tools/post-execute`, `tools/result`) and its policy phases: pre-execute with approval, guards,
+ * and post-execute (contracts.md §2 steps 3, 4 and 7). The registry's chain runs them.
  *
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
 import type { Context } from "../core/context.ts";
-import type { ToolExecution } from "../tools/definition.ts";
+import type { ContentBlock } from "./content.ts";
+import type { ToolExecution } from "./definition.ts";
 import {
   errorOutcome,
   feedbackText,
   materializeContent,
   materializeContexts,
   successOutcome,
-} from "../tools/outcome.ts";
-import type {
-  ApprovalService,
-  Guard,
-  PostExecuteDecision,
-  PreExecuteDecision,
-  ToolOutcome,
-} from "./types.ts";
+  type ToolOutcome,
+} from "./outcome.ts";
+
+/** A `tools/pre-execute` decision. */
+export type PreExecuteDecision =
+  | { readonly kind: "allow" }
+  | { readonly kind: "deny"; readonly reason: string }
+  | { readonly kind: "ask"; readonly reason?: string };
+
+/**
+ * A `tools/pre-execute` waterfall listener: returns a new decision or `undefined` to keep the current one.
+ * Registered with `ctx.on("tools/pre-execute", listener)`.
+ */
+export type PreExecuteListener = (
+  decision: PreExecuteDecision,
+  exec: ToolExecution,
+) => PreExecuteDecision | undefined | Promise<PreExecuteDecision | undefined>;
+
+/** A synchronous, monotonic guard: a string denies with that reason. */
+export type Guard = (exec: ToolExecution) => string | undefined;
+
+/** The view an around-dispatch wrapper gets: frozen identity plus a replaceable `signal`. */
+export interface AroundExecution extends Omit<ToolExecution, "signal"> {
+  /** The only mutable field; the body gets `AbortSignal.any` of it and the caller's signal. */
+  signal: AbortSignal;
+}
+
+/**
+ * A `tools/execute` around wrapper, onion-style: `next()` runs the rest of the chain and the body.
+ * Registered with `ctx.on("tools/execute", wrapper)`.
+ */
+export type AroundWrapper = (
+  exec: AroundExecution,
+  next: () => Promise<ToolOutcome>,
+) => Promise<ToolOutcome>;
+
+/** A `tools/post-execute` decision. */
+export type PostExecuteDecision =
+  | {
+    readonly kind: "accept";
+    readonly content?: readonly ContentBlock[];
+    readonly additionalContexts?: readonly (readonly ContentBlock[])[];
+  }
+  | { readonly kind: "block"; readonly feedback: readonly ContentBlock[] };
+
+/**
+ * A `tools/post-execute` waterfall listener.
+ * Registered with `ctx.on("tools/post-execute", listener)`.
+ */
+export type PostExecuteListener = (
+  decision: PostExecuteDecision,
+  exec: ToolExecution,
+  outcome: ToolOutcome,
+) => PostExecuteDecision | undefined | Promise<PostExecuteDecision | undefined>;
+
+/** A `tools/result` observer: sees the frozen execution and outcome; cannot change them. */
+export type ResultObserver = (exec: ToolExecution, outcome: ToolOutcome) => void;
+
+/** Approval answers. */
+export type ApprovalOutcome =
+  | "allowed-once"
+  | "allowed-always"
+  | "rejected"
+  | "cancelled"
+  | "unavailable";
+
+/** The optional `ctx.approval` service an `ask` decision is routed to (the ACP bridge provides one). */
+export interface ApprovalService {
+  /** Asks the user about one call. */
+  request(exec: ToolExecution, options: { readonly reason?: string }): Promise<ApprovalOutcome>;
+}
 
 /** What {@linkcode runPolicy} answers when approval was cancelled because the caller aborted. */
 export const ABORTED_DURING_POLICY: unique symbol = Symbol("aborted during policy");

@@ -1,13 +1,14 @@
 /**
- * Definition and option checks run at registration time (private to registry/).
+ * The checks a tool definition passes at registration (name, description, execute, timeout,
+ * lossless JSON Schema parameters).
  *
  * @module
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
-import type { AnyToolDefinition, JsonSchema } from "../tools/definition.ts";
-import { TOOL_NAME_REGEXP } from "../tools/define_tool.ts";
-import type { ToolSchema } from "./types.ts";
+import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
+import { TOOL_NAME_REGEXP } from "./define_tool.ts";
+import type { ToolSchema } from "./tool_table.ts";
 
 /** Checks a definition and returns its frozen model-facing schema. */
 export function checkDefinition(definition: AnyToolDefinition): ToolSchema {

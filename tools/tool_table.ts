@@ -1,12 +1,25 @@
 /**
- * The registry's tool table: a global layer plus session-scoped layers, with cached sorted views
- * and schema lists per scope. Private to `tool_registry.ts`.
+ * The tool table behind `ctx.tools`: a global layer plus session-scoped layers and masks, with
+ * cached sorted views and schema lists per scope, and the model-facing schema types.
  *
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { ToolMode, ToolSchema } from "./types.ts";
+import { HarnessError } from "../core/errors.ts";
+import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
+
+/** How tools are presented to the model. */
+export type ToolMode = "native" | "code" | "both";
+
+/** A model-facing tool schema. */
+export interface ToolSchema {
+  /** Tool name. */
+  readonly name: string;
+  /** Description. */
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: JsonSchema;
+}
 
 /** A registered definition with its model-facing schema (computed once at registration). */
 export interface Entry {
@@ -45,6 +58,33 @@ export class ToolTable {
   /** Whether `name` is registered in exactly this layer (not counting the global one for a scope). */
   has(name: string, scope: string | undefined): boolean {
     return (scope === undefined ? this.#tools : this.#scoped.get(scope))?.has(name) === true;
+  }
+
+  /**
+   * Throws unless `name` may be registered in `scope`'s layer: the code runner's name only by
+   * `registerCodeRunner()`, which takes no other, and no name twice in one layer.
+   */
+  checkFree(name: string, scope: string | undefined, codeRunner: boolean): void {
+    const runner = this.#codeRunnerName;
+    if (codeRunner && name !== runner) {
+      throw new TypeError(
+        `Cannot register a code runner named ${
+          JSON.stringify(name)
+        }: the code runner must be named "${runner}"`,
+      );
+    }
+    if (!codeRunner && name === runner) {
+      throw new HarnessError(
+        "RESERVED_TOOL",
+        `tool "${runner}" is reserved for the Code Mode runner: use registerCodeRunner()`,
+      );
+    }
+    if (this.has(name, scope)) {
+      throw new HarnessError(
+        "DUPLICATE_TOOL",
+        `tool "${name}" is already registered in this scope`,
+      );
+    }
   }
 
   /**

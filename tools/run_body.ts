@@ -1,20 +1,90 @@
 /**
- * The innermost step of the chain (private): the deadline, the body, its abort grace and the
- * normalization of what it returned (contracts.md §2 step 6).
+ * Running one tool body (contracts.md §2 step 6): the execution it receives, its deadline, its
+ * abort grace and the normalization of what it returned. The registry's chain calls it innermost.
  *
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import type { ContentBlock } from "./content.ts";
+import type { JsonValue } from "../core/json.ts";
+import type { AgentHandle, AnyToolDefinition, ToolExecution } from "./definition.ts";
 import {
   aborted,
   errorOutcome,
+  materializeContent,
   normalizeReturn,
   thrownOutcome,
   type ToolOutcome,
-} from "../tools/outcome.ts";
-import type { CallRecord } from "./tool_call.ts";
+} from "./outcome.ts";
+
+/** The call whose body runs: what {@linkcode runBody} reads, and the flags it sets. */
+export interface BodyCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: JsonValue;
+  readonly token: symbol;
+  readonly agent?: AgentHandle;
+  readonly parent?: symbol;
+  /** Set when the call is published (later output is dropped). */
+  readonly outcome: ToolOutcome | undefined;
+  readonly definition: AnyToolDefinition | undefined;
+  /** The caller's signal (composed with the fiber's lifetime). */
+  readonly signal: AbortSignal;
+  readonly exec: ToolExecution;
+  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
+  readonly abortable: boolean;
+  deferred: (readonly ContentBlock[])[] | undefined;
+  started: boolean;
+  settled: boolean;
+  /** Set when the body outlived its abort grace period (its later output is dropped). */
+  abandoned: boolean;
+}
+
+/**
+ * The frozen {@linkcode ToolExecution} the hooks and the body of `call` receive: its output goes to
+ * `onOutput` until the call is published or abandoned, deferred context until it settles.
+ */
+export function createExecution(
+  call: BodyCall,
+  onOutput: ((chunk: string) => void) | undefined,
+  logger: Logger,
+): ToolExecution {
+  let decoder: TextDecoder | undefined;
+  const exec: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
+    callId: call.callId,
+    name: call.name,
+    arguments: call.arguments,
+    token: call.token,
+    signal: call.signal,
+    output: Object.freeze({
+      write(chunk: string | Uint8Array): void {
+        // An abandoned body may keep writing after its result was published: drop that.
+        if (onOutput === undefined || call.outcome !== undefined || call.abandoned) return;
+        const text = typeof chunk === "string"
+          ? chunk
+          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
+        try {
+          onOutput(text);
+        } catch (error) {
+          logger.warn(`onOutput threw for call "${call.callId}": ${errorMessage(error)}`);
+        }
+      },
+    }),
+    deferContext(content: readonly ContentBlock[]): void {
+      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
+      if (call.settled) {
+        logger.warn(`deferContext() after call "${call.callId}" settled was dropped`);
+        return;
+      }
+      (call.deferred ??= []).push(blocks);
+    },
+  };
+  if (call.agent !== undefined) exec.agent = call.agent;
+  if (call.parent !== undefined) exec.parent = call.parent;
+  return Object.freeze(exec);
+}
 
 /** What the body step needs from the registry. */
 export interface BodyOptions {
@@ -32,7 +102,7 @@ export interface BodyOptions {
  * the body sees `AbortSignal.any` of the caller's signal, that one and the deadline.
  */
 export async function runBody(
-  call: CallRecord,
+  call: BodyCall,
   wrapperSignal: AbortSignal,
   options: BodyOptions,
 ): Promise<ToolOutcome> {
@@ -93,7 +163,7 @@ export async function runBody(
   return outcome;
 }
 
-function timedOut(call: CallRecord, timeoutMs: number): ToolOutcome {
+function timedOut(call: BodyCall, timeoutMs: number): ToolOutcome {
   const error = new HarnessError(
     "TOOL_TIMEOUT",
     `tool "${call.name}" timed out after ${timeoutMs} ms`,
