@@ -1,7 +1,6 @@
 /** Private: content snapshots and error shapes of the agent loop. */
-import { errorMessage } from "../core/error_message.ts";
-import { type JsonObject, snapshotJson } from "../core/json.ts";
-import { errorOutcome } from "../tools/outcome.ts";
+import type { JsonObject } from "../core/json.ts";
+import { errorOutcome, materializeContent } from "../tools/outcome.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { ToolOutcome } from "../registry/types.ts";
 import type { ArgumentsProblem } from "./_tool_arguments.ts";
@@ -12,13 +11,13 @@ export function textContent(content: string | readonly ContentBlock[]): ContentB
   return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
 }
 
-/** Detached, frozen lossless-JSON copy (`snapshotJson`); throws TypeError for non-JSON content. */
+/** Detached, frozen lossless-JSON copy of content blocks; throws TypeError for non-JSON content. */
 export function snapshot(content: readonly ContentBlock[], what: string): ContentBlock[] {
-  try {
-    return snapshotJson(content) as unknown as ContentBlock[];
-  } catch (error) {
-    throw new TypeError(`Cannot ${what}: content is not JSON-serializable: ${errorMessage(error)}`);
-  }
+  // Frozen, as before: the same blocks go to the log, the model and the presenters.
+  return materializeContent(
+    content,
+    `Cannot ${what}: content is not JSON-serializable`,
+  ) as ContentBlock[];
 }
 
 /** The INVALID_ARGS outcome of argument text that is not JSON or would not arrive unchanged. */

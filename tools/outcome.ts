@@ -155,18 +155,26 @@ export function materializeContent(value: unknown, label: string): readonly Cont
       `${label}: expected an array of content blocks, received ${describeValue(value)}`,
     );
   }
-  let copy: JsonValue;
+  let copy: unknown;
   try {
     copy = snapshotJson(value);
   } catch (error) {
     throw new TypeError(`${label}: ${errorMessage(error)}`);
   }
-  const blocks = copy as readonly JsonValue[];
+  assertContentBlocks(copy, label);
+  return copy;
+}
+
+/** Checks every block of a snapshotted array (the snapshot made them JSON already). */
+function assertContentBlocks(
+  value: unknown,
+  label: string,
+): asserts value is readonly ContentBlock[] {
+  const blocks = value as readonly JsonValue[];
   for (let i = 0; i < blocks.length; i++) {
     const problem = blockProblem(blocks[i]!);
     if (problem !== undefined) throw new TypeError(`${label}: block ${i} ${problem}`);
   }
-  return blocks as unknown as readonly ContentBlock[];
 }
 
 /** Snapshots and checks a list of contexts (each a content-block array). */
