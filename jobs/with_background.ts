@@ -178,7 +178,10 @@ export function withBackground<Args>(
   const backgroundExecute = (args: Args, exec: ToolExecution): Promise<ExecuteReturn> =>
     runMaybeInBackground(definition, jobs, label, args, exec);
 
-  const wrapped: Record<string | symbol, unknown> = {
+  const wrapped: { -readonly [K in keyof ToolDefinition<Args>]: ToolDefinition<Args>[K] } & {
+    spec?: unknown;
+    [WRAPPED]: true;
+  } = {
     ...definition,
     parameters: {
       ...parameters,
@@ -209,7 +212,7 @@ export function withBackground<Args>(
   if (isConcurrencySafe !== undefined) {
     wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest as Args);
   }
-  return Object.freeze(wrapped) as unknown as ToolDefinition<Args>;
+  return Object.freeze(wrapped);
 }
 
 /** The wrapped body: the foreground call as is, or a job started with the body as its producer. */
