@@ -140,14 +140,23 @@ export function usesDeepSeek(config: AgentConfig, apiKey: string | undefined): b
 }
 
 function permissionGate(config: AgentConfig, safety: SafetyState) {
+  // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask). One
+  // config object per sandbox state, so `decide` compiles the rules once, not once per call.
+  const configs = new Map<boolean | undefined, AgentConfig>();
+  const rulesFor = (sandboxed: boolean | undefined): AgentConfig => {
+    let merged = configs.get(sandboxed);
+    if (merged === undefined) {
+      const permissions = [...config.permissions, ...defaultRules(safety)];
+      configs.set(sandboxed, merged = { ...config, permissions });
+    }
+    return merged;
+  };
   return function gate(
     decision: PreExecuteDecision,
     exec: ToolExecution,
   ): PreExecuteDecision | undefined {
     if (decision.kind !== "allow") return undefined;
-    // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask).
-    const rules = [...config.permissions, ...defaultRules(safety)];
-    const rule = decide({ ...config, permissions: rules }, exec.name, exec.arguments);
+    const rule = decide(rulesFor(safety.bashSandboxed), exec.name, exec.arguments);
     if (rule.decision === "allow") return undefined;
     if (rule.decision === "deny") {
       return {
