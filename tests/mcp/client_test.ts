@@ -108,8 +108,16 @@ Deno.test("McpClient.callTool() abort sends notifications/cancelled to the serve
   }
 });
 
+/** A port nothing listens on now (the kernel picks it), instead of a random guess. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
 Deno.test("McpClient connects over streamable HTTP", async () => {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = freePort();
   const server = new Deno.Command("node", {
     args: [EVERYTHING_BIN, "streamableHttp"],
     env: { PORT: String(port) },
