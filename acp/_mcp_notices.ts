@@ -62,7 +62,8 @@ export class McpNotices {
     const set = this.#starting.get(key) ?? new Set();
     this.#starting.set(key, set);
     set.add(ready);
-    void ready.finally(() => set.delete(ready));
+    // A failed first attempt is reported by its own events; here it only stops being pending.
+    void ready.catch(() => {}).finally(() => set.delete(ready));
   }
 
   /**

@@ -11,7 +11,12 @@ import { dirname } from "node:path";
 import type { Context, Fiber, Plugin } from "../core/mod.ts";
 import { reloadPlugin } from "../core/reload.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { missingPermissions, type ResolvedPlugin, resolvePlugins } from "./plugin_permissions.ts";
+import {
+  checkPluginPermissions,
+  missingPermissions,
+  type ResolvedPlugin,
+  resolvePlugins,
+} from "./plugin_permissions.ts";
 
 /** Options of {@linkcode loadConfigPlugins}. */
 export interface ConfigPluginsOptions {
@@ -164,7 +169,7 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
     await fiber.dispose();
     // apply() threw: the previous version was already disposed, so apply it again.
     slot.fiber = slot.module === undefined ? undefined : ctx.plugin(slot.module);
-    await slot.fiber?.ready;
+    await slot.fiber?.ready.catch(() => {});
     throw error;
   }
   slot.fiber = fiber;
@@ -191,7 +196,8 @@ async function importVersion(
       );
     }
     const fiber = ctx.plugin(module);
-    await fiber.ready;
+    // A failed apply shows as the fiber's state (handled by the caller), not as a throw here.
+    await fiber.ready.catch(() => {});
     return { fiber, module };
   }
   // Imports `<url>?v=<version>`; an import error leaves the previous fiber untouched.
@@ -210,9 +216,19 @@ function warnMissingPermissions(
   plugin: ResolvedPlugin,
   module: Plugin,
 ): void {
-  const missing = missingPermissions(
-    (module as { permissions?: Record<string, readonly string[]> }).permissions ?? {},
-  );
+  let missing: string[];
+  try {
+    // Resolved as the launcher resolved them (relative paths against the plugin's folder).
+    const declared = (module as { permissions?: unknown }).permissions;
+    const folder = plugin.path === undefined ? undefined : dirname(plugin.path);
+    missing = missingPermissions(
+      checkPluginPermissions(declared, JSON.stringify(plugin.specifier), folder),
+    );
+  } catch (error) {
+    ctx.logger.warn(errorMessage(error));
+    options.notify(errorMessage(error));
+    return;
+  }
   if (missing.length === 0) return;
   const text = `Plugin ${
     JSON.stringify(plugin.specifier)

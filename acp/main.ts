@@ -18,7 +18,8 @@ import { parseArgs } from "node:util";
 import type { LogLevel } from "../core/mod.ts";
 import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
 import type { ToolExecution } from "../tools/mod.ts";
-import { type AgentConfig, decide } from "./config.ts";
+import type { AgentConfig } from "./config.ts";
+import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
 import { EarlyInitialize } from "./_early_initialize.ts";
 import { chooseModel, loadTools, readStartup, type Startup } from "./_agent_setup.ts";
 import { guardStdout } from "./_stdout_guard.ts";
@@ -140,31 +141,28 @@ export function usesDeepSeek(config: AgentConfig, apiKey: string | undefined): b
 }
 
 function permissionGate(config: AgentConfig, safety: SafetyState) {
-  // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask). One
-  // config object per sandbox state, so `decide` compiles the rules once, not once per call.
-  const configs = new Map<boolean | undefined, AgentConfig>();
-  const rulesFor = (sandboxed: boolean | undefined): AgentConfig => {
-    let merged = configs.get(sandboxed);
-    if (merged === undefined) {
-      const permissions = [...config.permissions, ...defaultRules(safety)];
-      configs.set(sandboxed, merged = { ...config, permissions });
-    }
-    return merged;
-  };
+  // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask),
+  // compiled once and again only when bash learns whether it is sandboxed.
+  let compiled: { sandboxed: boolean | undefined; match: PermissionMatcher } | undefined;
   return function gate(
     decision: PreExecuteDecision,
     exec: ToolExecution,
   ): PreExecuteDecision | undefined {
     if (decision.kind !== "allow") return undefined;
-    const rule = decide(rulesFor(safety.bashSandboxed), exec.name, exec.arguments);
-    if (rule.decision === "allow") return undefined;
-    if (rule.decision === "deny") {
+    if (compiled === undefined || compiled.sandboxed !== safety.bashSandboxed) {
+      const rules = [...config.permissions, ...defaultRules(safety)];
+      compiled = { sandboxed: safety.bashSandboxed, match: compilePermissionRules(rules) };
+    }
+    const rule = compiled.match(exec.name, exec.arguments)?.rule;
+    const verdict = rule?.decision ?? config.defaultDecision;
+    if (verdict === "allow") return undefined;
+    if (verdict === "deny") {
       return {
         kind: "deny",
-        reason: rule.reason ?? `the permission rules deny tool "${exec.name}"`,
+        reason: rule?.reason ?? `the permission rules deny tool "${exec.name}"`,
       };
     }
-    return { kind: "ask", ...(rule.reason !== undefined ? { reason: rule.reason } : {}) };
+    return { kind: "ask", ...(rule?.reason !== undefined ? { reason: rule.reason } : {}) };
   };
 }
 

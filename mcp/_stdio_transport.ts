@@ -3,13 +3,12 @@
  * (pid, exit status, stderr) through public APIs instead of the SDK transport's private fields,
  * and can name an oversized message instead of losing the connection to it.
  *
- * Same launch semantics as the SDK's `StdioClientTransport`: the command is resolved through
- * `PATH`, and the child's environment is the SDK's safe default set with `env` over it.
+ * The command is resolved through `PATH`, as the SDK's `StdioClientTransport` does. The child's
+ * environment is exactly `env` (the caller's scrubbed policy plus the server's own `env`): no
+ * default set is added back behind the environment policy.
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -22,7 +21,7 @@ import { LineSplitter } from "../core/lines.ts";
 export interface StdioLaunch {
   readonly command: string;
   readonly args?: readonly string[];
-  /** Merged over the SDK's default inherited environment (`HOME`, `PATH`, …). */
+  /** The whole environment of the server process (nothing else is inherited). */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
   /** Receives stderr text as it arrives. */
@@ -45,6 +44,7 @@ const TAIL_BYTES = 256;
 const HEAD_BYTES = 4096;
 
 const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 /** A stdio transport that spawns the server itself. */
 export class DenoStdioTransport implements Transport {
@@ -101,7 +101,7 @@ export class DenoStdioTransport implements Transport {
     // Throws NotFound / NotCapable synchronously; connect() names both.
     const child = new Deno.Command(command, {
       args: [...args],
-      env: { ...getDefaultEnvironment(), ...env },
+      env: { ...env },
       clearEnv: true,
       ...(cwd === undefined ? {} : { cwd }),
       stdin: "piped",
@@ -207,7 +207,7 @@ export class DenoStdioTransport implements Transport {
 
   #deliver(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    const line = new TextDecoder().decode(bytes).replace(/\r$/, "");
+    const line = DECODER.decode(bytes).replace(/\r$/, "");
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
@@ -227,8 +227,8 @@ export class DenoStdioTransport implements Transport {
     const limitMiB = Math.round(this.#limit / 1024 / 1024 * 10) / 10;
     const what = `a message of ${size} bytes, over the ${limitMiB} MiB (${this.#limit} bytes) ` +
       `limit of the MCP stdio transport`;
-    const id = topLevelId(new TextDecoder().decode(head)) ??
-      /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*\r?$/.exec(new TextDecoder().decode(tail))
+    const id = topLevelId(DECODER.decode(head)) ??
+      /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*\r?$/.exec(DECODER.decode(tail))
         ?.[1];
     if (id !== undefined) {
       this.onmessage?.({
