@@ -20,6 +20,7 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeRunError } from "./_fs_errors.ts";
+import { isInside } from "./_paths.ts";
 import { type Executor, LocalExecutor, type LocalExecutorOptions } from "./executor.ts";
 import {
   bwrapArgs,
@@ -71,6 +72,10 @@ export interface BwrapExecutorOptions extends LocalExecutorOptions {
    * @default {DEFAULT_HIDDEN_PATHS}
    */
   readonly hiddenPaths?: readonly string[];
+  /** The home folder `~` stands for. @default {$HOME} */
+  readonly home?: string;
+  /** The user's runtime folder (host sockets), masked like `/run`. @default {$XDG_RUNTIME_DIR} */
+  readonly runtimeDir?: string;
 }
 
 /** Runs every command inside bubblewrap; create it with {@linkcode createSandboxExecutor}. */
@@ -149,12 +154,8 @@ async function classify(paths: readonly string[]): Promise<("dir" | "file" | "li
   return paths.map((_, i) => (kinds[i] ?? "none") as "dir" | "file" | "link" | "none");
 }
 
-function isUnder(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-}
-
 async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfile> {
-  const home = envValue("HOME");
+  const home = options.home ?? envValue("HOME");
   const expand = (p: string) =>
     p === "~"
       ? home
@@ -166,10 +167,10 @@ async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfi
   ): p is string => p !== undefined && p.startsWith("/"));
   const roots = [options.workspace, ...(options.writableRoots ?? [])];
   // A hidden folder that holds a workspace root would hide the workspace: the user chose it.
-  const hideable = wanted.filter((p) => !roots.some((root) => isUnder(root, p)));
-  const runtime = envValue("XDG_RUNTIME_DIR");
+  const hideable = wanted.filter((p) => !roots.some((root) => isInside(root, p)));
+  const runtime = options.runtimeDir ?? envValue("XDG_RUNTIME_DIR");
   const maskCandidates = [...MASKED_RUNTIME_DIRS];
-  if (runtime?.startsWith("/") && !MASKED_RUNTIME_DIRS.some((d) => isUnder(runtime, d))) {
+  if (runtime?.startsWith("/") && !MASKED_RUNTIME_DIRS.some((d) => isInside(runtime, d))) {
     maskCandidates.push(runtime);
   }
   const procKinds = await classify([...PROC_READ_ONLY, ...PROC_MASKED]);

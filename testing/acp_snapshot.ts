@@ -44,6 +44,16 @@ export interface AcpScenario {
   readonly toolMode?: ToolMode;
 }
 
+/** Options of {@linkcode assertAcpSnapshot}. */
+export interface AcpSnapshotOptions {
+  /**
+   * Record the transcript instead of comparing it. A test that records on purpose passes this
+   * rather than setting the process-wide variable, which parallel test files share.
+   * @default {Deno.env.get("DSH_UPDATE_SNAPSHOTS") === "1"}
+   */
+  readonly update?: boolean;
+}
+
 /** What a scenario run produced (also when it matched). */
 export interface AcpSnapshotRun {
   /** The normalized frames the agent sent, one JSON text each (the stored transcript). */
@@ -95,6 +105,7 @@ function tap(onLine: (line: string) => void): TransformStream<Uint8Array, Uint8A
  * @param path The transcript file (a path or a `file:` URL, such as
  * `new URL("./__snapshots__/word_count.jsonl", import.meta.url)`); its folder is created on update.
  * @param scenario The plugins, the model script and the prompts.
+ * @param options `update` records instead of comparing (default: `DSH_UPDATE_SNAPSHOTS=1`).
  * @returns The run (transcript and model requests) for further assertions.
  * @throws {Error} When the transcript is missing (run once with `DSH_UPDATE_SNAPSHOTS=1`), when a
  * script entry is left unused, or when a step of the run fails.
@@ -116,7 +127,9 @@ function tap(onLine: (line: string) => void): TransformStream<Uint8Array, Uint8A
 export async function assertAcpSnapshot(
   path: string | URL,
   scenario: AcpScenario,
+  options: AcpSnapshotOptions = {},
 ): Promise<AcpSnapshotRun> {
+  const { update = readEnv(UPDATE_SNAPSHOTS_ENV) === "1" } = options;
   const file = path instanceof URL ? fileURLToPath(path) : path;
   if (!Array.isArray(scenario?.script)) {
     throw new TypeError(
@@ -124,7 +137,7 @@ export async function assertAcpSnapshot(
     );
   }
   const run = await runAcpScenario(scenario);
-  if (readEnv(UPDATE_SNAPSHOTS_ENV) === "1") {
+  if (update) {
     await Deno.mkdir(dirname(file), { recursive: true });
     await Deno.writeTextFile(file, run.transcript.join("\n") + "\n");
     return run;

@@ -51,7 +51,12 @@ export {
 export type { MockEntry, MockToolCall } from "../agent/mod.ts";
 export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
 export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
-export type { AcpScenario, AcpSnapshotRun, PermissionAnswer } from "./acp_snapshot.ts";
+export type {
+  AcpScenario,
+  AcpSnapshotOptions,
+  AcpSnapshotRun,
+  PermissionAnswer,
+} from "./acp_snapshot.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type {

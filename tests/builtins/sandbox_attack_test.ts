@@ -21,8 +21,12 @@ import { waitForLines } from "./_fixtures.ts";
 const decoder = new TextDecoder();
 const isRoot = Deno.uid() === 0;
 
-async function sandbox(workspace: string, level?: "read-only"): Promise<BwrapExecutor> {
-  return await createSandboxExecutor({ workspace, ...(level ? { level } : {}) });
+async function sandbox(
+  workspace: string,
+  level?: "read-only",
+  host: { home?: string; runtimeDir?: string } = {},
+): Promise<BwrapExecutor> {
+  return await createSandboxExecutor({ workspace, ...(level ? { level } : {}), ...host });
 }
 
 async function run(
@@ -151,7 +155,6 @@ Deno.test("attack: host Unix sockets in /run, $XDG_RUNTIME_DIR and /tmp are unre
   await using ws = await tempDir();
   // A runtime dir outside /tmp and /run, the way a desktop session has /run/user/<uid>.
   const xdg = await Deno.makeTempDir({ dir: "/var/tmp", prefix: "dsh_xdg_" });
-  const previous = Deno.env.get("XDG_RUNTIME_DIR");
   const paths = [
     `/run/dsh_attack_${crypto.randomUUID().slice(0, 8)}.sock`,
     join(xdg, "agent.sock"),
@@ -169,8 +172,7 @@ Deno.test("attack: host Unix sockets in /run, $XDG_RUNTIME_DIR and /tmp are unre
     `DENO_DIR=/tmp/deno ${Deno.execPath()} eval --quiet ` +
     `'await Deno.connect({ transport: "unix", path: "${path}" }); console.log("connected")' 2>&1 | tail -1`;
   try {
-    Deno.env.set("XDG_RUNTIME_DIR", xdg);
-    const executor = await sandbox(ws.path);
+    const executor = await sandbox(ws.path, undefined, { runtimeDir: xdg });
     for (const path of paths) {
       const { out } = await run(executor, `ls -la ${path}; ${probe(path)}`, ws.path);
       ok(!out.includes("connected"), `${path}: ${out}`);
@@ -181,8 +183,6 @@ Deno.test("attack: host Unix sockets in /run, $XDG_RUNTIME_DIR and /tmp are unre
     const { out } = await run(host, probe(paths[0]!));
     match(out, /connected/);
   } finally {
-    if (previous === undefined) Deno.env.delete("XDG_RUNTIME_DIR");
-    else Deno.env.set("XDG_RUNTIME_DIR", previous);
     for (const listener of listeners) listener.close();
     await Promise.allSettled(accepting);
     for (const path of paths) await Deno.remove(path).catch(() => {});
@@ -278,15 +278,7 @@ Deno.test("attack: well-known credential folders and files are hidden", async ()
     await Deno.writeTextFile(join(home.path, path), content);
   }
   await Deno.writeTextFile(join(home.path, "notes.txt"), "visible");
-  const previous = Deno.env.get("HOME");
-  Deno.env.set("HOME", home.path);
-  let executor: BwrapExecutor;
-  try {
-    executor = await sandbox(ws.path);
-  } finally {
-    if (previous === undefined) Deno.env.delete("HOME");
-    else Deno.env.set("HOME", previous);
-  }
+  const executor = await sandbox(ws.path, undefined, { home: home.path });
   const { out } = await run(
     executor,
     `cd ${home.path}; cat notes.txt; echo; grep -r PRIVATE . ; cat .netrc .npmrc; ls -A .ssh .aws; echo done`,

@@ -5,7 +5,6 @@ import {
   messagesOfRole,
   textResponse,
   toolCallResponse,
-  UPDATE_SNAPSHOTS_ENV,
 } from "../../testing/mod.ts";
 import { tempDir } from "../_helpers.ts";
 import * as wordCount from "./_word_count.ts";
@@ -14,15 +13,6 @@ const SCRIPT = [
   toolCallResponse("c1", "word_count", { text: "one two three" }),
   textResponse("3 words"),
 ];
-
-async function withUpdate<T>(body: () => Promise<T>): Promise<T> {
-  Deno.env.set(UPDATE_SNAPSHOTS_ENV, "1");
-  try {
-    return await body();
-  } finally {
-    Deno.env.delete(UPDATE_SNAPSHOTS_ENV);
-  }
-}
 
 Deno.test("assertAcpSnapshot() matches the stored transcript of a zod tool's cards", async () => {
   const run = await assertAcpSnapshot(new URL("./snapshots/word_count.jsonl", import.meta.url), {
@@ -37,9 +27,9 @@ Deno.test("assertAcpSnapshot() matches the stored transcript of a zod tool's car
 Deno.test("assertAcpSnapshot() records with DSH_UPDATE_SNAPSHOTS=1, then detects a change", async () => {
   await using dir = await tempDir();
   const file = `${dir.path}/nested/word_count.jsonl`;
-  const recorded = await withUpdate(() =>
-    assertAcpSnapshot(file, { plugins: [wordCount], script: SCRIPT })
-  );
+  const recorded = await assertAcpSnapshot(file, { plugins: [wordCount], script: SCRIPT }, {
+    update: true,
+  });
   equal(await Deno.readTextFile(file), recorded.transcript.join("\n") + "\n");
   await assertAcpSnapshot(file, { plugins: [wordCount], script: SCRIPT });
   await rejects(
@@ -87,20 +77,18 @@ Deno.test("assertAcpSnapshot() fails when script entries are left unused", async
 
 Deno.test("assertAcpSnapshot() answers permission prompts in order", async () => {
   await using dir = await tempDir();
-  const run = await withUpdate(() =>
-    assertAcpSnapshot(`${dir.path}/ask.jsonl`, {
-      plugins: [wordCount],
-      setup(ctx) {
-        ctx.on("tools/pre-execute", () => ({ kind: "ask", reason: "count words?" }));
-      },
-      script: [
-        toolCallResponse("c1", "word_count", { text: "a b" }),
-        toolCallResponse("c2", "word_count", { text: "a b c" }),
-        textResponse("done"),
-      ],
-      permissionAnswers: ["allow_once", "reject_once"],
-    })
-  );
+  const run = await assertAcpSnapshot(`${dir.path}/ask.jsonl`, {
+    plugins: [wordCount],
+    setup(ctx) {
+      ctx.on("tools/pre-execute", () => ({ kind: "ask", reason: "count words?" }));
+    },
+    script: [
+      toolCallResponse("c1", "word_count", { text: "a b" }),
+      toolCallResponse("c2", "word_count", { text: "a b c" }),
+      textResponse("done"),
+    ],
+    permissionAnswers: ["allow_once", "reject_once"],
+  }, { update: true });
   const asks = run.transcript.filter((line) => line.includes('"session/request_permission"'));
   equal(asks.length, 2);
   const results = messagesOfRole(run.requests[2]!, "tool").map((m) => m.isError);
