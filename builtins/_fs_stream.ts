@@ -125,14 +125,20 @@ export function versionOf(bytes: Uint8Array, mtimeMs: number | null): FileVersio
  *
  * @param executor The executor.
  * @param path The absolute path.
+ * @param known A version recorded earlier: when size and mtime still match it, it is returned
+ * without reading the file again.
  * @returns The version.
  */
 export async function currentVersion(
   executor: Executor,
   path: string,
+  known?: FileVersion,
 ): Promise<FileVersion | undefined> {
   const info = await executor.stat(path);
   if (info === undefined || !info.isFile) return undefined;
+  if (known?.mtimeMs != null && known.size === info.size && known.mtimeMs === info.mtimeMs) {
+    return known;
+  }
   if (info.size > HASH_MAX_BYTES) return { size: info.size, mtimeMs: info.mtimeMs };
   const hash = new ContentHash();
   for await (const chunk of readChunks(executor, path)) {

@@ -102,7 +102,8 @@ export const readBeforeEditPlugin: {
     ): Promise<string | undefined> {
       const version = seen.get(sessionId)?.get(path);
       if (version === undefined || version === null) return undefined;
-      const now = await currentVersion(executor, path).catch(() => undefined);
+      // Unchanged size and mtime skip the hash: each edit checks twice (policy, then execute).
+      const now = await currentVersion(executor, path, version).catch(() => undefined);
       // Deleted since: a write recreates it, an edit reports "file not found" itself.
       if (now === undefined) return undefined;
       return sameVersion(version, now) ? undefined : staleFileReason(name, path);
