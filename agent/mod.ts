@@ -73,47 +73,4 @@ export { SessionLog } from "./session_log.ts";
 export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
-export type { Listener } from "../core/context.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { ToolFilter } from "../tools/tool_filter.ts";
-export type { ToolCall } from "../registry/tool_call.ts";
-export type {
-  ExecuteRequest,
-  Guard,
-  Next,
-  ToolErrorCode,
-  ToolLayer,
-  ToolMode,
-  ToolOutcome,
-  ToolRegistry,
-  ToolSchema,
-} from "../registry/types.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type {
-  AgentHandle,
-  AnyToolDefinition,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";
+export type * from "../registry/doc_types.ts";

@@ -87,38 +87,9 @@ export { outsideWorkspaceReason, workspacePolicyPlugin } from "./workspace_polic
 export type { WorkspacePolicyConfig } from "./workspace_policy.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
-export type { Context, Listener } from "../core/context.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
+export type * from "../registry/doc_types.ts";
 export type { DefinedTool, ToolArgs, ToolParameters } from "../tools/define_tool.ts";
-export type {
-  AgentHandle,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  Flatten,
-  InferArgs,
-  InferEmptyObject,
-  InferObject,
-  InferProperties,
-  InferType,
-  InferValue,
-  MaxInferDepth,
-  PrevDepth,
-  RequiredKeys,
-} from "../tools/infer.ts";
+export type * from "../tools/infer.ts";
 export type {
   ArraySpec,
   BooleanSpec,
@@ -144,18 +115,4 @@ export type {
   StandardSchemaResult,
   StandardSchemaV1,
 } from "../tools/standard_schema.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";
-
 export type { EnvInherit, EnvPolicy } from "../core/env_policy.ts";

@@ -60,50 +60,5 @@ export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_r
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
-export type { Context, Listener } from "../core/context.ts";
+export type * from "../registry/doc_types.ts";
 export type { HarnessError } from "../core/errors.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ToolFilter } from "../tools/tool_filter.ts";
-export type { ToolCall } from "../registry/tool_call.ts";
-export type {
-  ExecuteRequest,
-  Guard,
-  Next,
-  ToolErrorCode,
-  ToolLayer,
-  ToolMode,
-  ToolOutcome,
-  ToolRegistry,
-  ToolSchema,
-} from "../registry/types.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type {
-  AgentHandle,
-  AnyToolDefinition,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";

@@ -53,46 +53,4 @@ export { killAllTrees, ownsPidNamespace, probeContainment } from "./process_cont
 export type { Containment, ContainmentKind } from "./process_containment.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
-export type { ToolCall } from "../registry/tool_call.ts";
-export type { Context, Listener } from "../core/context.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type {
-  Next,
-  PostExecuteDecision,
-  PostExecuteListener,
-  ToolErrorCode,
-  ToolLayer,
-  ToolMode,
-  ToolOutcome,
-} from "../registry/types.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type {
-  AgentHandle,
-  AnyToolDefinition,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";
+export type * from "../registry/doc_types.ts";

@@ -50,3 +50,4 @@ export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
 export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
 export type * from "../tools/definition.ts";
 export type * from "../tools/views.ts";
+export type * from "./doc_types.ts";

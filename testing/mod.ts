@@ -59,22 +59,8 @@ export type {
 } from "./acp_snapshot.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
-export type {
-  AssistantBlock,
-  AssistantMessage,
-  AssistantReasoningBlock,
-  AssistantTextBlock,
-  FinishReason,
-  ModelAdapter,
-  ModelMessage,
-  ModelRequest,
-  RetryNotice,
-  StreamChunk,
-  ToolCallBlock,
-  ToolResultMessage,
-  Usage,
-  UserMessage,
-} from "../agent/model.ts";
+export type * from "../registry/doc_types.ts";
+export type * from "../agent/model.ts";
 export type {
   ContextSource,
   SessionEvent,
@@ -84,52 +70,4 @@ export type {
   SessionEventType,
   StopReason,
 } from "../agent/session_event.ts";
-export type { Context, Listener } from "../core/context.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ToolFilter } from "../tools/tool_filter.ts";
 export type { ToolsContext } from "../registry/tools_plugin.ts";
-export type { ToolCall } from "../registry/tool_call.ts";
-export type {
-  ApprovalOutcome,
-  ApprovalService,
-  ExecuteRequest,
-  Guard,
-  Next,
-  ToolErrorCode,
-  ToolLayer,
-  ToolMode,
-  ToolOutcome,
-  ToolRegistry,
-  ToolSchema,
-} from "../registry/types.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type {
-  AgentHandle,
-  AnyToolDefinition,
-  ArgsValidation,
-  BackgroundJob,
-  ExecuteReturn,
-  InjectOptions,
-  InjectSource,
-  JsonSchema,
-  OutputSink,
-  ToolDefinition,
-  ToolExecution,
-  ToolResult,
-} from "../tools/definition.ts";
-export type {
-  DiffCallView,
-  DiffResultView,
-  FileDiff,
-  GenericCallView,
-  GenericResultView,
-  TerminalCallView,
-  TerminalResultView,
-  ToolCallView,
-  ToolKind,
-  ToolLocation,
-  ToolResultView,
-} from "../tools/views.ts";
