@@ -14,7 +14,8 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "./config.ts";
 import { envFlag } from "./permissions.ts";
 import type { AgentConfig } from "./config.ts";
-import { modelBaseUrl, netHost } from "./_model_endpoint.ts";
+import { modelBaseUrl } from "./_model_endpoint.ts";
+import { netHost } from "../core/permission_hint.ts";
 
 /** Options of {@linkcode compileArgs}. */
 export interface CompileArgsOptions {

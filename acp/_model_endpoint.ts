@@ -41,13 +41,6 @@ export function modelBaseUrl(config: AgentConfig, env: EnvReader = readEnv): str
   return value;
 }
 
-/** The `host:port` an URL connects to, the exact form `--allow-net` takes. */
-export function netHost(url: string): string {
-  const parsed = new URL(url);
-  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80";
-  return `${parsed.hostname}:${port}`;
-}
-
 /** The DeepSeek adapter's options for this config and environment. */
 export function deepSeekOptions(
   config: AgentConfig,

@@ -8,7 +8,7 @@
  * @module
  */
 import type { AgentConfig } from "./config.ts";
-import { netHost } from "./_model_endpoint.ts";
+import { netHost } from "../core/permission_hint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
 import type { PluginPermissions } from "./plugin_permissions.ts";
 

@@ -124,10 +124,3 @@ export function modelHint(status: number, message: string, model: string): strin
 export function isPermissionError(error: unknown): boolean {
   return error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied;
 }
-
-/** The host:port a URL connects to (the form `--allow-net` takes). */
-export function netHost(url: string): string {
-  const parsed = new URL(url);
-  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80";
-  return `${parsed.hostname}:${port}`;
-}

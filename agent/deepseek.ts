@@ -6,13 +6,13 @@
 import type { ModelAdapter, ModelRequest, StreamChunk } from "./model.ts";
 import { ModelRequestError } from "./model_request_error.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { netHost } from "../core/permission_hint.ts";
 import { readStream, serverMessage } from "./_deepseek_stream.ts";
 import {
   CURRENT_MODELS,
   formatDelay,
   isPermissionError,
   modelHint,
-  netHost,
   requestBody,
 } from "./_deepseek_wire.ts";
 

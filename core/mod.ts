@@ -36,7 +36,7 @@ export type {
 export { createLogger, stderrSink } from "./logger.ts";
 export type { CreateLoggerOptions, Logger, LogLevel, LogRecord, LogSink } from "./logger.ts";
 export { reloadPlugin } from "./reload.ts";
-export { assertRunPermissions, permissionHint } from "./permission_hint.ts";
+export { assertRunPermissions, netHost, permissionHint } from "./permission_hint.ts";
 export type { ReloadPluginOptions } from "./reload.ts";
 export {
   checkEnvPolicy,

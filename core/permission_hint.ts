@@ -52,3 +52,24 @@ export function assertRunPermissions(action: string, programs: readonly string[]
     }`,
   );
 }
+
+/**
+ * The `host:port` a URL connects to: the exact form `--allow-net` takes (443 or 80 when the URL
+ * names no port).
+ *
+ * @param url An http or https URL.
+ * @returns The host and port.
+ *
+ * @example Usage
+ * ```ts
+ * import { netHost } from "./permission_hint.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(netHost("https://api.deepseek.com"), "api.deepseek.com:443");
+ * equal(netHost("http://127.0.0.1:8080/v1"), "127.0.0.1:8080");
+ * ```
+ */
+export function netHost(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80";
+  return `${parsed.hostname}:${port}`;
+}
