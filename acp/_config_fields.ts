@@ -162,24 +162,6 @@ export function objectField<const F extends Fields>(
   );
 }
 
-/** A list of items, `[]` when absent; `what` names the items in the error (`rules`). */
-export function listField<T>(
-  item: Field<T>,
-  what: string,
-  description: string,
-): Field<readonly T[], false> {
-  return required(
-    { type: "array", items: item.schema, default: [], description },
-    (value, key, fail) => {
-      if (value === undefined) return [];
-      if (!Array.isArray(value)) {
-        return fail(`"${key}" must be an array of ${what}: received ${show(value)}`);
-      }
-      return value.map((v, i) => item.parse(v, `${key}[${i}]`, fail));
-    },
-  );
-}
-
 /** A map from names to items, `{}` when absent. */
 export function mapField<T>(
   item: Field<T>,

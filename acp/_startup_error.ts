@@ -6,14 +6,12 @@
  * @module
  */
 import { readLines } from "../core/lines.ts";
+import { MAX_FRAME_BYTES } from "./_frame_limit.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { initializeResponse } from "./initialize.ts";
 
 /** JSON-RPC "internal error": the agent cannot serve the request. */
 const STARTUP_ERROR_CODE = -32603;
-
-/** The longest request line read (the ACP SDK's frame limit). */
-const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
@@ -58,7 +56,7 @@ export async function serveStartupError(
     await writeFrame(JSON.stringify(reply));
   };
   // Oversized lines are dropped unbuffered: no request that large is worth an answer here.
-  for await (const line of readLines(input, { maxLineBytes: MAX_LINE_BYTES, oversized: "skip" })) {
+  for await (const line of readLines(input, { maxLineBytes: MAX_FRAME_BYTES, oversized: "skip" })) {
     if (line.trim() !== "") await answer(line.trim());
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { concatBytes } from "../core/bytes.ts";
+import { MAX_FRAME_BYTES } from "./_frame_limit.ts";
 
 /** The first line and a stream of everything after it. */
 export interface FirstLine {
@@ -24,7 +25,7 @@ export interface FirstLine {
  */
 export async function readFirstLine(
   input: ReadableStream<Uint8Array>,
-  maxBytes = 32 * 1024 * 1024,
+  maxBytes = MAX_FRAME_BYTES,
 ): Promise<FirstLine> {
   const reader = input.getReader();
   const chunks: Uint8Array[] = [];

@@ -45,32 +45,6 @@ interface PendingCall {
 }
 
 /**
- * Parses logged raw arguments: an empty string is `{}`, invalid JSON stays the raw string. The
- * presenter no longer calls it (the loop's parse travels on the `tool/call` event as `args`);
- * kept for callers that hold only the raw text.
- *
- * @param raw The raw argument string as the model emitted it.
- * @returns The parsed value.
- *
- * @example Usage
- * ```ts
- * import { parseArguments } from "./card_presenter.ts";
- * import { deepEqual } from "node:assert/strict";
- * deepEqual(parseArguments(""), {});
- * deepEqual(parseArguments("{\"a\":1}"), { a: 1 });
- * deepEqual(parseArguments("{oops"), "{oops");
- * ```
- */
-export function parseArguments(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
-
-/**
  * Turns tool calls and results into cards for one session.
  *
  * @example Usage

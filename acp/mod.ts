@@ -41,7 +41,7 @@ export type {
   ToolWireUpdate,
 } from "./session_update_wire.ts";
 export { relativizeTitle } from "./relativize_title.ts";
-export { CardPresenter, parseArguments } from "./card_presenter.ts";
+export { CardPresenter } from "./card_presenter.ts";
 export type { CardPresenterOptions, PresenterArgs, PresenterLogger } from "./card_presenter.ts";
 export { AcpSession } from "./acp_session.ts";
 export type { AcpSessionOptions, BridgeEvent } from "./acp_session.ts";

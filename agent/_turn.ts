@@ -155,7 +155,7 @@ function prepareCall(
     onOutput: (chunk) =>
       ctx.emit(
         "tool/output",
-        { sessionId: agent.sessionId, callId: call.id, chunk } as never,
+        { sessionId: agent.sessionId, callId: call.id, chunk },
       ),
   });
 }

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { readLines } from "../core/lines.ts";
 import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
 import type {
   SessionEvent,
@@ -209,8 +210,9 @@ export class SessionLog {
     options: OpenSessionLogOptions = {},
   ): Promise<{ log: SessionLog; loaded: LoadedSessionLog }> {
     const { syncEveryEvent = false } = options;
-    // Read once for the id, then again under the lock: a holder may append until it lets go.
-    const id = parseSessionLog(await Deno.readTextFile(path), path).header.id;
+    // The header names the lock's session; the whole log is read once, under the lock (a holder
+    // may append until it lets go).
+    const id = await headerId(path);
     const lock = await acquireSessionLock(path, id);
     let loaded: LoadedSessionLog;
     let file: Deno.FsFile;
@@ -328,4 +330,12 @@ export class SessionLog {
     let offset = 0;
     while (offset < bytes.length) offset += this.#file!.writeSync(bytes.subarray(offset));
   }
+}
+
+/** The session id in a log's first line (the header), without reading the rest. */
+async function headerId(path: string): Promise<string> {
+  const file = await Deno.open(path);
+  // Leaving the loop cancels the stream, which closes the file.
+  for await (const line of readLines(file.readable)) return parseSessionLog(line, path).header.id;
+  return parseSessionLog("", path).header.id; // empty: the parser's own error
 }

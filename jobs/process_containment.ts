@@ -168,22 +168,6 @@ export function registerTree(tree: LiveTree): () => void {
 }
 
 /**
- * How many registered trees are live.
- *
- * @returns The count.
- *
- * @example Usage
- * ```ts
- * import { liveTreeCount } from "./process_containment.ts";
- * import { ok } from "node:assert/strict";
- * ok(liveTreeCount() >= 0);
- * ```
- */
-export function liveTreeCount(): number {
-  return LIVE.size;
-}
-
-/**
  * Kills every registered tree at once with SIGKILL (the shutdown path: no grace). Never throws.
  *
  * @returns Resolves when every kill finished.

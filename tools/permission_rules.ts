@@ -123,7 +123,7 @@ export function checkPermissionRules(
 ): readonly PermissionRule[] {
   if (!Array.isArray(value)) {
     throw new TypeError(
-      `"${key}" must be an array of rules: received ${describeValue(value).slice(0, 200)}`,
+      `"${key}" must be an array of rules: received ${describeValue(value)}`,
     );
   }
   return Object.freeze(value.map((rule, i) => checkRule(rule, `${key}[${i}]`)));

@@ -36,7 +36,6 @@ export interface BodyCall {
   /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
   deferred: (readonly ContentBlock[])[] | undefined;
-  started: boolean;
   settled: boolean;
   /** Set when the body outlived its abort grace period (its later output is dropped). */
   abandoned: boolean;
@@ -119,7 +118,6 @@ export async function runBody(
   }
   const composed = signal !== callerSignal;
   const exec = composed ? Object.freeze({ ...call.exec, signal }) : call.exec;
-  call.started = true;
   let outcome: ToolOutcome;
   try {
     const returned = definition.execute(call.arguments, exec);

@@ -200,7 +200,7 @@ export function checkObjectSchema(raw: unknown, where: string): JsonSchema {
   ) {
     throw new TypeError(
       `${where}: the parameters JSON Schema must describe an object ({ "type": "object", ... }): current value is ${
-        describeValue(json).slice(0, 200)
+        describeValue(json)
       }`,
     );
   }

@@ -96,9 +96,7 @@ export function checkToolFilter(value: unknown, key = "tools"): ToolFilter {
 function globs(value: unknown, key: string): RegExp[] {
   if (!Array.isArray(value) || value.some((glob) => typeof glob !== "string" || glob === "")) {
     throw new TypeError(
-      `"${key}" must be an array of tool-name globs: received ${
-        describeValue(value).slice(0, 200)
-      }`,
+      `"${key}" must be an array of tool-name globs: received ${describeValue(value)}`,
     );
   }
   return value.map(globToRegExp);
