@@ -7,8 +7,7 @@
  */
 import type { Context } from "../core/context.ts";
 import { type Executor, LocalExecutor } from "../builtins/executor.ts";
-import { createExecutor, hiddenPathList } from "../builtins/sandbox.ts";
-import { errorMessage } from "../core/error_message.ts";
+import { createExecutor, hiddenPathList, SandboxUnavailableError } from "../builtins/sandbox.ts";
 import type { AgentConfig } from "./config.ts";
 import { missingSandboxNotice, type SafetyState } from "./_safety_config.ts";
 
@@ -56,9 +55,9 @@ export async function createBashExecutor(
     if (safety) safety.bashSandboxed = true;
     return executor;
   } catch (error) {
-    const reason = errorMessage(error).replace(/^Cannot create the workspace-write sandbox: /, "")
-      .replace(/; install bubblewrap.*$/, "");
-    const notice = missingSandboxNotice(reason);
+    // Only a missing sandbox falls back to asking; anything else is a real start-up failure.
+    if (!(error instanceof SandboxUnavailableError)) throw error;
+    const notice = missingSandboxNotice(error.reason);
     ctx.logger.warn(notice);
     if (safety) {
       safety.bashSandboxed = false;

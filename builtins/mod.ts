@@ -31,6 +31,7 @@ export {
   hiddenPathList,
   MASKED_RUNTIME_DIRS,
   SANDBOX_MODES,
+  SandboxUnavailableError,
 } from "./sandbox.ts";
 export type {
   BwrapExecutorOptions,
@@ -116,3 +117,4 @@ export type {
   StandardSchemaV1,
 } from "../tools/standard_schema.ts";
 export type { EnvInherit, EnvPolicy } from "../core/env_policy.ts";
+export type { HarnessError } from "../core/errors.ts";

@@ -236,6 +236,42 @@ async function probe(
 }
 
 /**
+ * Bubblewrap cannot run here (code `SANDBOX_UNAVAILABLE`); `reason` says why, without the hint.
+ *
+ * @example Usage
+ * ```ts
+ * import { SandboxUnavailableError } from "./sandbox.ts";
+ * import { equal } from "node:assert/strict";
+ * const error = new SandboxUnavailableError("workspace-write", "bwrap was not found", "install it");
+ * equal(error.code, "SANDBOX_UNAVAILABLE");
+ * equal(error.reason, "bwrap was not found");
+ * ```
+ */
+export class SandboxUnavailableError extends HarnessError {
+  /** Why the sandbox cannot run. */
+  readonly reason: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param level The level that was asked for.
+   * @param reason Why it cannot run.
+   * @param hint What to do about it (appended to the message).
+   * @param options Standard error options (`cause`).
+   */
+  constructor(level: string, reason: string, hint?: string, options?: ErrorOptions) {
+    super(
+      "SANDBOX_UNAVAILABLE",
+      `Cannot create the ${level} sandbox: ${reason}${hint === undefined ? "" : `; ${hint}`}`,
+      options,
+    );
+    // Still a HarnessError to callers and tests that branch on the name; `code` says which.
+    this.name = "HarnessError";
+    this.reason = reason;
+  }
+}
+
+/**
  * Creates a {@linkcode BwrapExecutor} after proving bubblewrap works here with the full profile.
  * Without user namespaces (disabled by the kernel) the profile runs without one, which still
  * drops every capability. Never falls back to running unconfined.
@@ -261,11 +297,10 @@ export async function createSandboxExecutor(options: BwrapExecutorOptions): Prom
     profile = await resolveProfile(options);
   } catch (error) {
     // Never a sandbox without its masks: no profile, no executor.
-    throw new HarnessError(
-      "SANDBOX_UNAVAILABLE",
-      `Cannot create the ${level} sandbox: cannot inspect the paths to hide with bash: ${
-        describeRunError("bash", "", error).message
-      }`,
+    throw new SandboxUnavailableError(
+      level,
+      `cannot inspect the paths to hide with bash: ${describeRunError("bash", "", error).message}`,
+      undefined,
       { cause: error },
     );
   }
@@ -280,9 +315,10 @@ export async function createSandboxExecutor(options: BwrapExecutorOptions): Prom
     result = retry;
   }
   if (!result.ok) {
-    throw new HarnessError(
-      "SANDBOX_UNAVAILABLE",
-      `Cannot create the ${level} sandbox: ${result.reason}; ${hint}`,
+    throw new SandboxUnavailableError(
+      level,
+      result.reason,
+      hint,
       result.error === undefined ? undefined : { cause: result.error },
     );
   }
