@@ -154,12 +154,14 @@ const LIVE = new Set<LiveTree>();
  *
  * @example Usage
  * ```ts
- * import { liveTreeCount, registerTree } from "./process_containment.ts";
- * import { equal } from "node:assert/strict";
- * const release = registerTree({ kill: () => Promise.resolve() });
- * equal(liveTreeCount(), 1);
+ * import { killAllTrees, registerTree } from "./process_containment.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const killed: string[] = [];
+ * const release = registerTree({ kill: () => Promise.resolve(void killed.push("a")) });
+ * await killAllTrees();
  * release();
- * equal(liveTreeCount(), 0);
+ * await killAllTrees();
+ * deepEqual(killed, ["a"]);
  * ```
  */
 export function registerTree(tree: LiveTree): () => void {
