@@ -4,7 +4,7 @@
  * where bwrap keeps every capability unless told otherwise; the key ones run again as a normal
  * user (uid 65534 through `setpriv`).
  */
-import { equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import {
   bwrapArgs,
@@ -15,7 +15,7 @@ import {
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { McpClient } from "../../mcp/client.ts";
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
-import { isAlive, tempDir } from "../_helpers.ts";
+import { isAlive, tempDir, waitGone, waitMarked } from "../_helpers.ts";
 import { waitForLines } from "./_fixtures.ts";
 
 const decoder = new TextDecoder();
@@ -428,25 +428,13 @@ await executor.run("sleep ${seconds} & echo up > ${ready}; wait", { cwd: ${
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const sleepers = () =>
-    [...Deno.readDirSync("/proc")].map((e) => Number(e.name)).filter((pid) => {
-      try {
-        return Deno.readTextFileSync(`/proc/${pid}/cmdline`) === `sleep\u0000${seconds}\u0000` &&
-          isAlive(pid);
-      } catch {
-        return false;
-      }
-    });
   await waitForLines(ready, 1);
-  equal(sleepers().length, 1);
+  // The backgrounded `sleep` may still be a forked bash that has not exec'd yet: wait for it.
+  equal((await waitMarked(String(seconds), 1)).length, 1);
   parent.kill("SIGKILL");
   await parent.status;
   // The kernel delivers the parent-death signal asynchronously: poll (a failure guard, not a timing).
-  const deadline = Date.now() + 20_000;
-  while (sleepers().length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  equal(sleepers().length, 0);
+  deepEqual(await waitGone(String(seconds), 20_000), []);
 });
 
 Deno.test({

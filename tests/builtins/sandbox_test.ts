@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bwrapArgs, createExecutor, createSandboxExecutor } from "../../builtins/sandbox.ts";
-import { isAlive, tempDir } from "../_helpers.ts";
+import { processesWithArg, tempDir, waitMarked } from "../_helpers.ts";
 import { waitForLines } from "./_fixtures.ts";
 
 const decoder = new TextDecoder();
@@ -73,15 +73,6 @@ Deno.test("BwrapExecutor.run() kills the sandboxed tree on abort", async () => {
   await using dir = await tempDir();
   const executor = await createSandboxExecutor({ workspace: dir.path });
   const seconds = 3000 + Math.floor(Math.random() * 1000);
-  const sleepers = () =>
-    [...Deno.readDirSync("/proc")].map((e) => Number(e.name)).filter((pid) => {
-      try {
-        return Deno.readTextFileSync(`/proc/${pid}/cmdline`) === `sleep\u0000${seconds}\u0000` &&
-          isAlive(pid);
-      } catch {
-        return false;
-      }
-    });
   const controller = new AbortController();
   const run = executor.run(
     `sleep ${seconds} & sleep ${seconds} & echo ok > ${dir.path}/ready; wait`,
@@ -91,10 +82,11 @@ Deno.test("BwrapExecutor.run() kills the sandboxed tree on abort", async () => {
     },
   );
   await waitForLines(`${dir.path}/ready`, 1);
-  equal(sleepers().length, 2);
+  // Both sleeps are found by their unique argument once they exec'd (a failure guard).
+  equal((await waitMarked(String(seconds), 2)).length, 2);
   controller.abort();
   equal((await run).aborted, true);
-  deepEqual(sleepers(), []);
+  deepEqual(processesWithArg(String(seconds)), []);
 });
 
 Deno.test("createSandboxExecutor() fails clearly when bwrap is missing", async () => {
