@@ -15,7 +15,7 @@ import {
 import { LocalExecutor } from "../../builtins/executor.ts";
 import { McpClient } from "../../mcp/client.ts";
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
-import { isAlive, tempDir, waitGone, waitMarked } from "../_helpers.ts";
+import { tempDir, waitGone, waitMarked } from "../_helpers.ts";
 import { waitForLines } from "./_fixtures.ts";
 
 const decoder = new TextDecoder();
