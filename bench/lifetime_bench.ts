@@ -42,8 +42,13 @@ function marked(token: string): number {
   return count;
 }
 
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5));
+/** Polls every 5 ms; throws after 30 s so a broken case fails the bench instead of hanging it. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`Cannot finish the bench case: ${what} within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 for (
@@ -75,7 +80,11 @@ async function agentStop(b: Deno.BenchContext, sandbox: string, stubborn: boolea
   ];
   const cwd = join(dir, "ws");
   await Deno.mkdir(cwd);
-  const configText = JSON.stringify({ sandbox });
+  // Unsandboxed bash asks by default; nobody answers here, so allow it explicitly.
+  const configText = JSON.stringify({
+    sandbox,
+    permissions: [{ tool: "bash", decision: "allow" }],
+  });
   const configPath = join(dir, "dsh.jsonc");
   const scriptPath = join(dir, "script.json");
   await Deno.writeTextFile(configPath, configText);
@@ -107,10 +116,10 @@ async function agentStop(b: Deno.BenchContext, sandbox: string, stubborn: boolea
   await a.request("initialize", { protocolVersion: 1 });
   const { sessionId } = await a.request("session/new", { cwd, mcpServers: [] });
   await a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-  await until(() => marked(token) >= commands.length);
+  await until(() => marked(token) >= commands.length, "the jobs started");
   b.start();
   agent.child.kill("SIGTERM");
-  await until(() => marked(token) === 0);
+  await until(() => marked(token) === 0, "every marked process is gone");
   b.end();
   await agent.close();
   await Deno.remove(dir, { recursive: true });
