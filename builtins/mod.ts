@@ -15,6 +15,12 @@
  * @module
  */
 export { LocalExecutor, mergedScript } from "./executor.ts";
+export {
+  ProtectedPaths,
+  WORKSPACE_PROTECTED_NAMES,
+  workspaceProtectedPaths,
+} from "./protected_paths.ts";
+export type { ProtectedDecision, ProtectedPath } from "./protected_paths.ts";
 export type {
   Executor,
   FileStat,
