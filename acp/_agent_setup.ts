@@ -11,6 +11,8 @@ import { type AgentConfig, loadConfig } from "./config.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
 import type { AgentArgs } from "./main.ts";
+import type { SessionsDir } from "../agent/mod.ts";
+import { openSessionStore } from "./_session_store.ts";
 
 /** What start-up read: the configuration and the places it names. */
 export interface Startup {
@@ -21,6 +23,10 @@ export interface Startup {
   readonly base: string;
   /** The sessions directory (created). */
   readonly sessionsDir: string;
+  /** The checked sessions directory (no link on the way). */
+  readonly sessions: SessionsDir;
+  /** The key that signs session logs. */
+  readonly logKey: Uint8Array;
   /** The `--script` model, when given. */
   readonly scripted: ModelAdapter | undefined;
 }
@@ -29,20 +35,22 @@ export interface Startup {
 export async function readStartup(cwd: string, options: AgentArgs): Promise<Startup> {
   const { config, file } = await loadConfig(cwd, options.config);
   const base = file === undefined ? cwd : dirname(resolve(file));
-  const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
-  await Deno.mkdir(sessionsDir, { recursive: true });
+  // Checked for links (and created); the key that signs the logs is read once.
+  const { sessions, logKey } = openSessionStore(cwd, base, config.sessionsDir, options.sessionsDir);
+  const sessionsDir = sessions.path;
   let scripted: ModelAdapter | undefined;
   if (options.script !== undefined) {
     const { loadScriptModel } = await import("./script_model.ts");
     scripted = await loadScriptModel(options.script);
   }
-  return { config, configFile: file, base, sessionsDir, scripted };
+  return { config, configFile: file, base, sessionsDir, sessions, logKey, scripted };
 }
 
 /** The model of every session: scripted, DeepSeek (when `deepSeek`), the demo, or the no-key note. */
 export async function chooseModel(
   { config, scripted }: Startup,
   deepSeek: boolean,
+  apiKey?: string,
 ): Promise<{ createAdapter: () => ModelAdapter; model: string }> {
   if (scripted !== undefined) return { createAdapter: () => scripted, model: "scripted" };
   const model = Deno.env.get("DEEPSEEK_MODEL") ?? config.model.model;
@@ -52,7 +60,9 @@ export async function chooseModel(
       import("../agent/mod.ts"),
     ]);
     // Per session, so a bad DEEPSEEK_BASE_URL fails session/new with its message.
-    return { createAdapter: () => new DeepSeekAdapter(deepSeekOptions(config)), model };
+    // The key comes from memory (see takeSecrets), never from the environment again.
+    const env = (name: string) => name === "DEEPSEEK_API_KEY" ? apiKey : Deno.env.get(name);
+    return { createAdapter: () => new DeepSeekAdapter(deepSeekOptions(config, env)), model };
   }
   if (config.model.provider === "demo") {
     const { createDemoModel } = await import("./demo_model.ts");

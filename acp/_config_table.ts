@@ -219,10 +219,10 @@ const CONFIG_FIELDS = {
   ),
   env: envPolicy,
   mcpServers: mapField(mcpServer, "MCP servers by name: a stdio `command` or an HTTP `url`."),
-  sessionsDir: textField(
+  sessionsDir: optional(textField(
     ".dsh/sessions",
-    "Where session logs go (relative to the config file's folder).",
-  ),
+    "Where session logs go (relative to the config file's folder); by default the user's state directory, $XDG_STATE_HOME/dsh/sessions/<workspace>.",
+  )),
   roots: stringsField("Extra workspace roots the agent may read and write."),
   allowRun: stringsField(
     "Extra commands the agent may run (for example MCP servers an editor passes in session/new).",

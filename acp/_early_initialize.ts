@@ -18,7 +18,7 @@ export class EarlyInitialize {
 
   /** Reads the first line and answers it when it is `initialize`. */
   async take(): Promise<void> {
-    const first = await readFirstLine(Deno.stdin.readable);
+    const first = await readFirstLine(this.input);
     this.input = first.rest;
     const message = parseMessage(first.line);
     if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {

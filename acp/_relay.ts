@@ -30,17 +30,21 @@ function lastLine(text: string): string {
  * @param child The agent process.
  * @param stopping True once the launcher asked the agent to stop (then an early exit is no
  *   start-up failure).
+ * @param prefix Bytes written to the agent before the editor's (the secrets line); never kept
+ *   or replayed.
  * @returns The agent's exit code, or 1 after serving a start-up failure.
  */
 export async function relayAgent(
   child: Deno.ChildProcess,
   stopping: () => boolean,
+  prefix?: Uint8Array,
 ): Promise<number> {
   let answered = false;
   let kept: Uint8Array[] = [];
   let tail = "";
   const decoder = new TextDecoder();
   const toAgent = child.stdin.getWriter();
+  if (prefix !== undefined) void toAgent.write(prefix).catch(() => {});
   // After an early failure the editor's input goes here instead (replayed from `kept`).
   const route: { fallback?: WritableStreamDefaultWriter<Uint8Array> } = {};
   const input = Deno.stdin.readable.getReader();

@@ -70,29 +70,37 @@ export async function newSession(
   const { options } = state;
   checkCwd(params.cwd, params.additionalDirectories ?? undefined, "create a session");
   await options.ready;
-  const agent = await createAgent(state.ctx, {
-    adapter: options.createAdapter(),
-    model: options.model,
-    cwd: params.cwd,
-    logDir: options.sessionsDir,
-    toolMode: options.toolMode ?? "native",
-    ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-  });
+  const agent = await logErrors(() => {
+    options.verifySessionsDir?.();
+    return createAgent(state.ctx, {
+      adapter: options.createAdapter(),
+      model: options.model,
+      cwd: params.cwd,
+      logDir: options.sessionsDir,
+      ...(options.logKey !== undefined ? { logKey: options.logKey } : {}),
+      toolMode: options.toolMode ?? "native",
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+    });
+  }, undefined);
   await state.open(agent, params.mcpServers ?? []);
   return { sessionId: agent.sessionId };
 }
 
-/** `session/load`: resumes the agent of a stored log, opens it and replays its events. */
+/**
+ * `session/load`: resumes the agent of a stored log, opens it and replays its events. The
+ * session runs in the client's `cwd` (never the log header's): when they differ the user is told.
+ */
 export async function loadSession(
   state: ServerState,
   params: LoadSessionRequest,
 ): Promise<Record<string, never>> {
   checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
-  await state.options.ready;
   const { sessionId } = params;
+  checkSessionId(sessionId);
+  await state.options.ready;
   const existing = state.sessions.get(sessionId);
   if (existing) await state.close(existing);
-  const agent = await resumeAgent(state, sessionId);
+  const agent = await resumeAgent(state, sessionId, params.cwd);
   const live = await state.open(agent, params.mcpServers ?? []);
   live.replaying = true;
   try {
@@ -101,33 +109,96 @@ export async function loadSession(
   } finally {
     live.replaying = false;
   }
+  for (const text of loadNotices(agent)) state.notice(sessionId, text);
   await state.lastSent.get(sessionId);
   return {};
 }
 
-async function resumeAgent(state: ServerState, sessionId: string): Promise<Agent> {
+/** What the user should know about a loaded log: another folder, lines not loaded. */
+function loadNotices(agent: Agent): string[] {
+  const notices: string[] = [];
+  const created = agent.createdIn;
+  if (created !== agent.cwd) {
+    notices.push(
+      `This session was started in ${JSON.stringify(created)}; it now works in ${
+        JSON.stringify(agent.cwd)
+      }, the folder the editor opened (the log's folder grants nothing).`,
+    );
+  }
+  for (const warning of agent.warnings) {
+    if (warning.message.includes("no signature")) {
+      notices.push(`Session log line ${warning.line}: ${warning.message}.`);
+    }
+  }
+  return notices;
+}
+
+/** A session id that cannot name a log file is a clear error, not "not found". */
+function checkSessionId(sessionId: unknown): void {
+  if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+    throw invalidParams(
+      `Cannot load session ${
+        JSON.stringify(String(sessionId).slice(0, 80))
+      }: a session id is letters, digits, "_" and "-" only (no "/", "." or other path characters)`,
+    );
+  }
+  if (sessionId.length > MAX_SESSION_ID) {
+    throw invalidParams(
+      `Cannot load session ${
+        JSON.stringify(sessionId.slice(0, 40) + "…")
+      }: the id is ${sessionId.length} characters long; the longest is ${MAX_SESSION_ID} (it names the log file, whose name may not exceed 255 bytes)`,
+    );
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]+$/;
+const MAX_SESSION_ID = 128;
+
+async function resumeAgent(state: ServerState, sessionId: string, cwd: string): Promise<Agent> {
   const { options } = state;
   const logPath = `${options.sessionsDir}/${sessionId}.jsonl`;
-  const notFound = () =>
-    sessionNotFound(
-      sessionId,
-      `Cannot load session ${JSON.stringify(sessionId)}: no session log ${JSON.stringify(logPath)}`,
-    );
-  if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) throw notFound();
-  try {
-    return await createAgent(state.ctx, {
+  return await logErrors(() => {
+    options.verifySessionsDir?.();
+    return createAgent(state.ctx, {
       adapter: options.createAdapter(),
       model: options.model,
-      logPath,
+      logDir: options.sessionsDir,
+      sessionId,
+      cwd,
       resume: true,
+      ...(options.logKey !== undefined ? { logKey: options.logKey } : {}),
       toolMode: options.toolMode ?? "native",
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
     });
+  }, { sessionId, logPath });
+}
+
+/** Errors of opening a log, as clear ACP errors (never "Internal error"). */
+async function logErrors<T>(
+  open: () => Promise<T>,
+  load: { sessionId: string; logPath: string } | undefined,
+): Promise<T> {
+  try {
+    return await open();
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) throw notFound();
-    // Another agent process appends to this log: say which, not "Internal error".
-    if ((error as { code?: unknown }).code === "SESSION_IN_USE") {
-      throw new RequestError(-32603, (error as Error).message, { sessionId });
+    if (load !== undefined && error instanceof Deno.errors.NotFound) {
+      throw sessionNotFound(
+        load.sessionId,
+        `Cannot load session ${JSON.stringify(load.sessionId)}: no session log ${
+          JSON.stringify(load.logPath)
+        }`,
+      );
+    }
+    const code = (error as { code?: unknown }).code;
+    // Another agent appends to this log, it was changed, or its folder is a link: say so.
+    if (
+      (typeof code === "string" && code.startsWith("SESSION_")) ||
+      (error as Error).name === "UnsafePathError"
+    ) {
+      throw new RequestError(-32603, (error as Error).message, {
+        ...(load !== undefined ? { sessionId: load.sessionId } : {}),
+        ...(typeof code === "string" ? { code } : {}),
+      });
     }
     throw error;
   }

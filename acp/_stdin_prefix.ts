@@ -69,3 +69,77 @@ export async function readFirstLine(
   });
   return { line, rest };
 }
+
+/** The name of the launcher's secrets line: `{"dsh/secrets":{"DEEPSEEK_API_KEY":"…"}}`. */
+export const SECRETS_FRAME = "dsh/secrets";
+
+/** Secrets the agent holds in memory only. */
+export interface AgentSecrets {
+  /** The DeepSeek API key, if any. */
+  readonly deepSeekApiKey: string | undefined;
+  /** Stdin after the secrets line (unchanged when there was none). */
+  readonly input: ReadableStream<Uint8Array>;
+}
+
+/** The line the launcher writes first on the agent's stdin. */
+export function secretsLine(secrets: Readonly<Record<string, string>>): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ [SECRETS_FRAME]: secrets }) + "\n");
+}
+
+function parseSecrets(line: string | undefined): Record<string, unknown> | undefined {
+  if (line === undefined || !line.startsWith(`{"${SECRETS_FRAME}"`)) return undefined;
+  try {
+    const value = JSON.parse(line)?.[SECRETS_FRAME];
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the agent's secrets once: the launcher's first stdin line (`dsh/secrets`) when present
+ * (the launcher keeps the key out of the agent's environment, so `/proc/<agent>/environ` never
+ * holds it), else `DEEPSEEK_API_KEY` from the environment (the agent started without the
+ * launcher). Either way `DEEPSEEK_API_KEY` is then deleted from `Deno.env`, so nothing in this
+ * process reads it there again (that does not change `/proc/self/environ`; only the launcher can).
+ *
+ * @param input Stdin.
+ * @param readPrefix False when stdin is a terminal (nothing to wait for).
+ * @returns The key and the rest of stdin.
+ */
+export async function takeSecrets(
+  input: ReadableStream<Uint8Array>,
+  readPrefix: boolean,
+): Promise<AgentSecrets> {
+  let fromEnv: string | undefined;
+  try {
+    fromEnv = Deno.env.get("DEEPSEEK_API_KEY");
+    Deno.env.delete("DEEPSEEK_API_KEY");
+  } catch { /* no env permission: nothing to read or delete */ }
+  if (!readPrefix) return { deepSeekApiKey: fromEnv, input };
+  const first = await readFirstLine(input);
+  const secrets = parseSecrets(first.line);
+  if (secrets !== undefined) {
+    const key = secrets.DEEPSEEK_API_KEY;
+    return { deepSeekApiKey: typeof key === "string" ? key : fromEnv, input: first.rest };
+  }
+  const rest = first.line === undefined ? first.rest : prependLine(first.line, first.rest);
+  return { deepSeekApiKey: fromEnv, input: rest };
+}
+
+function prependLine(line: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = rest.getReader();
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(line + "\n"));
+    },
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}

@@ -65,8 +65,8 @@ export interface AgentConfig {
   readonly env: EnvPolicy;
   /** MCP servers by name (stdio `command` or HTTP `url`), as `mcpPlugin` takes them. @default {{}} */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
-  /** Where session logs go (relative to the config file's folder). @default {".dsh/sessions"} */
-  readonly sessionsDir: string;
+  /** Where session logs go (relative to the config file's folder). @default {`$XDG_STATE_HOME/dsh/sessions/<workspace>`} */
+  readonly sessionsDir?: string;
   /** Extra workspace roots the agent may read and write. @default {[]} */
   readonly roots: readonly string[];
   /** Extra commands the agent may run (for example MCP servers an editor passes in `session/new`). @default {[]} */

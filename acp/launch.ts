@@ -15,6 +15,8 @@ import { relayAgent } from "./_relay.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
 import { pluginGrants } from "./_plugin_grants.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
+import { sessionsLocation } from "./_session_dir.ts";
+import { agentSpawn } from "./_agent_spawn.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -47,7 +49,7 @@ export async function agentCommand(
   const options = parseAgentArgs(args);
   const { config, file } = await loadConfig(workspace, options.config);
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
-  const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
+  const sessionsDir = sessionsLocation(workspace, base, config.sessionsDir, options.sessionsDir).dir;
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
   const command = denoCommand();
   const plugins = await pluginGrants(config.plugins, base, command);
@@ -99,17 +101,14 @@ const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
  */
 async function launch(workspace: string, args: readonly string[]): Promise<number> {
   let child: Deno.ChildProcess;
+  let spawned: ReturnType<typeof agentSpawn>;
   try {
     const { command, args: argv, cwd } = await agentCommand(workspace, args);
     try {
-      // Piped, not inherited: the relay answers for an agent that dies before it can.
-      child = new Deno.Command(command, {
-        args: [...argv],
-        cwd,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      // Piped, not inherited: the relay answers for an agent that dies before it can. Without
+      // the key in its environment and without the descriptors the editor left open.
+      spawned = agentSpawn(command, argv, cwd);
+      child = spawned.child;
     } catch (error) {
       throw new Error(
         error instanceof Deno.errors.NotFound
@@ -153,7 +152,10 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
     } catch { /* already exited */ }
   }, 250);
   Deno.unrefTimer(watch);
-  const code = await relayAgent(child, () => stopping);
+  for (const warning of spawned.warnings) {
+    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] WARN launcher: ${warning}\n`));
+  }
+  const code = await relayAgent(child, () => stopping, spawned.prefix);
   const status = await child.status;
   clearInterval(watch);
   for (const remove of forward) remove();

@@ -29,6 +29,7 @@ import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
+import { takeSecrets } from "./_stdin_prefix.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -194,6 +195,9 @@ export async function main(args: readonly string[]): Promise<number> {
   const early = new EarlyInitialize();
   // In a terminal nobody sends `initialize` right away: load first, so the banner shows.
   const terminal = Deno.stdin.isTerminal();
+  // The key, from the launcher's first stdin line (or the environment), is held in memory only.
+  const secrets = await takeSecrets(early.input, !terminal);
+  early.input = secrets.input;
   if (!terminal) await early.take();
   guardStdout();
   let startup: Startup | undefined;
@@ -209,7 +213,7 @@ export async function main(args: readonly string[]): Promise<number> {
     await serveStartupError(startupError, early.input);
     return 1;
   }
-  return await serve(startup, options, async () => {
+  return await serve(startup, options, secrets.deepSeekApiKey, async () => {
     if (terminal) await early.take();
     return early;
   });
@@ -219,6 +223,7 @@ export async function main(args: readonly string[]): Promise<number> {
 async function serve(
   startup: Startup,
   options: AgentArgs,
+  apiKey: string | undefined,
   connect: () => Promise<EarlyInitialize>,
 ): Promise<number> {
   const { config } = startup;
@@ -226,9 +231,8 @@ async function serve(
     import("../registry/mod.ts"),
     import("./server.ts"),
   ]);
-  const deepSeek = startup.scripted === undefined &&
-    usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY"));
-  const { createAdapter, model } = await chooseModel(startup, deepSeek);
+  const deepSeek = startup.scripted === undefined && usesDeepSeek(config, apiKey);
+  const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
@@ -252,6 +256,8 @@ async function serve(
       createAdapter,
       model,
       sessionsDir: startup.sessionsDir,
+      logKey: startup.logKey,
+      verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
       notice: () => safety.notice,

@@ -11,6 +11,7 @@ import type { AgentConfig } from "./config.ts";
 import { netHost } from "../core/permission_hint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
 import type { PluginPermissions } from "./plugin_permissions.ts";
+import { sessionKeyDir } from "../agent/mod.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -30,6 +31,8 @@ export interface PermissionFlagsOptions {
   readonly denoPath?: string;
   /** What the config's plugins declare (`export const permissions`), added as is. @default {{}} */
   readonly plugins?: PluginPermissions;
+  /** The folder of the key that signs session logs (read and written). @default {sessionKeyDir()} */
+  readonly keyDir?: string;
 }
 
 /** The environment variables the agent reads. */
@@ -52,6 +55,8 @@ export const AGENT_ENV_VARS: readonly string[] = [
   "NODE_V8_COVERAGE",
   // Masked inside the sandbox (host sockets live there).
   "XDG_RUNTIME_DIR",
+  // The user state dir: session logs and the key that signs them.
+  "XDG_STATE_HOME",
 ];
 
 /**
@@ -70,6 +75,15 @@ export function envFlag(config: AgentConfig, extra: readonly string[] = []): str
   return `--allow-env=${
     unique([...AGENT_ENV_VARS, ...CORE_ENV_VARS, ...include, ...extra]).join(",")
   }`;
+}
+
+/** The session-log key's folder, or "" (nothing granted) when there is no HOME to find it. */
+function defaultKeyDir(): string {
+  try {
+    return sessionKeyDir();
+  } catch {
+    return "";
+  }
 }
 
 function unique(values: readonly string[]): string[] {
@@ -103,7 +117,8 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
   const { roots, sessionsDir, readOnly = [], tmpDir = "/tmp", useDeepSeek } = options;
   const denoPath = options.denoPath ?? Deno.execPath();
   const plugins = options.plugins ?? {};
-  const writable = unique([...roots, sessionsDir, tmpDir, ...plugins.write ?? []]);
+  const keyDir = options.keyDir ?? defaultKeyDir();
+  const writable = unique([...roots, sessionsDir, keyDir, tmpDir, ...plugins.write ?? []]);
   const readable = unique([...writable, ...readOnly, ...plugins.read ?? []]);
   const run = unique([
     "bash",

@@ -25,6 +25,13 @@ export interface AcpServerOptions {
   readonly model: string;
   /** Where session logs live (must exist). */
   readonly sessionsDir: string;
+  /**
+   * Signs every session log; `session/load` then refuses a log changed by anyone else (see
+   * `loadSessionKey`). @default {unsigned logs, loaded unchecked}
+   */
+  readonly logKey?: Uint8Array;
+  /** Throws when the sessions folder was replaced (a link); called before each log is opened. */
+  readonly verifySessionsDir?: () => void;
   /** How tools are presented to the model. @default {"native"} */
   readonly toolMode?: ToolMode;
   /** Coalescing window for deltas and terminal output, in ms. @default {50} */

@@ -2,6 +2,8 @@
 import type { CreateAgentOptions } from "./agent.ts";
 
 const SESSION_ID_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** The longest session id that names a file in `logDir` (its log, lock and aside files fit 255 bytes). */
+export const MAX_SESSION_ID_LENGTH = 128;
 
 /** Validates the options and returns the log path and the session id (a fresh UUID by default). */
 export function checkCreateOptions(
@@ -54,6 +56,13 @@ export function checkCreateOptions(
       `Cannot create agent as 'sessionId' must match ${SESSION_ID_REGEXP} to name a file in 'logDir': current value is ${
         JSON.stringify(sessionId)
       }`,
+    );
+  }
+  if (logPath === undefined && sessionId.length > MAX_SESSION_ID_LENGTH) {
+    throw new RangeError(
+      `Cannot create agent as 'sessionId' is ${sessionId.length} characters long: the longest is ${MAX_SESSION_ID_LENGTH} (it names the log file, whose name may not exceed 255 bytes); received ${
+        JSON.stringify(sessionId.slice(0, 40))
+      }…`,
     );
   }
   if (resume && logPath === undefined && options.sessionId === undefined) {

@@ -27,6 +27,12 @@ export interface SessionLock {
 
 const ATTEMPTS = 3;
 
+/**
+ * The longest suffix a lock adds to the log's file name: `.lock.<uuid>.stale` (the temp file is
+ * `.lock.<uuid>.tmp`).
+ */
+export const LOCK_SUFFIX_BYTES: number = ".lock.".length + 36 + ".stale".length;
+
 /** Takes the lock of the log at `logPath` for session `sessionId`. */
 export async function acquireSessionLock(
   logPath: string,

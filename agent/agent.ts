@@ -50,8 +50,16 @@ export interface CreateAgentOptions {
   readonly model: string;
   /** Session id; on resume, read from the log. @default {crypto.randomUUID()} */
   readonly sessionId?: string;
-  /** Session working directory, absolute; required unless resuming. */
+  /**
+   * Session working directory, absolute; required unless resuming. On resume it wins over the
+   * log header's `cwd` (the caller's workspace decides, never the log). @default {the header's, on resume}
+   */
   readonly cwd?: string;
+  /**
+   * Signs the session log and, on resume, refuses a log changed by anyone else or without
+   * signatures (32 bytes; `loadSessionKey()` reads the user's). @default {unsigned}
+   */
+  readonly logKey?: Uint8Array;
   /** The log file. Either this or `logDir` is required. */
   readonly logPath?: string;
   /** A directory for `<sessionId>.jsonl` (must exist). */
@@ -105,8 +113,10 @@ export class Agent implements AgentHandle {
   readonly id: string;
   /** The session id. */
   readonly sessionId: string;
-  /** The session working directory. */
+  /** The session working directory (on resume the caller's, never the log's). */
   readonly cwd: string;
+  /** The folder the log's header names (where the session was created); it grants nothing. */
+  readonly createdIn: string;
   /** Problems found when the log was loaded (resume). */
   readonly warnings: readonly SessionLogWarning[];
   #ctx: AgentContext;
@@ -132,7 +142,8 @@ export class Agent implements AgentHandle {
     this.#log = log;
     this.#options = options;
     this.sessionId = log.header.id;
-    this.cwd = log.header.cwd;
+    this.cwd = options.cwd ?? log.header.cwd;
+    this.createdIn = log.header.cwd;
     this.warnings = loaded.warnings;
     this.#events = loaded.events;
     let turn = 0;
@@ -365,12 +376,21 @@ export async function createAgent(ctx: AgentContext, options: CreateAgentOptions
     return new Agent(ctx, log, options, { events: [], warnings: [] });
   }
   if (resume) {
-    const { log, loaded } = await SessionLog.open(path, { syncEveryEvent });
+    const { log, loaded } = await SessionLog.open(path, {
+      syncEveryEvent,
+      ...(options.logKey !== undefined ? { key: options.logKey } : {}),
+      ...(options.sessionId !== undefined ? { id: options.sessionId } : {}),
+    });
     for (const warning of loaded.warnings) {
       ctx.logger?.warn(`session log "${path}" line ${warning.line}: ${warning.message}`);
     }
     return new Agent(ctx, log, options, loaded);
   }
-  const log = await SessionLog.create(path, { id: sessionId, cwd: cwd!, syncEveryEvent });
+  const log = await SessionLog.create(path, {
+    id: sessionId,
+    cwd: cwd!,
+    syncEveryEvent,
+    ...(options.logKey !== undefined ? { key: options.logKey } : {}),
+  });
   return new Agent(ctx, log, options, { events: [], warnings: [] });
 }

@@ -70,7 +70,14 @@ export type {
   StopReason,
 } from "./session_event.ts";
 export { SessionLog } from "./session_log.ts";
-export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log.ts";
+export type {
+  CreateSessionLogOptions,
+  OpenedSessionLog,
+  OpenSessionLogOptions,
+} from "./session_log.ts";
+export { loadSessionKey, SESSION_KEY_FILE, sessionKeyDir } from "./session_key.ts";
+export { prepareSessionsDir, UnsafePathError } from "./sessions_dir.ts";
+export type { SessionsDir } from "./sessions_dir.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type * from "../registry/doc_types.ts";

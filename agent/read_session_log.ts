@@ -1,11 +1,13 @@
 /**
  * Loading session logs: a torn or corrupt line is skipped with a warning and never hides the
- * events before or after it.
+ * events before or after it. These readers do not check signatures (`SessionLog.open` with a
+ * `key` does); what they return is data to show, never a source of authority.
  *
  * @module
  */
 import type { SessionEvent, SessionHeader } from "./session_event.ts";
 import { withCallArgs } from "./_tool_arguments.ts";
+import { isMacLine } from "./_log_mac.ts";
 
 /** A problem found while loading a log; the line was skipped (or, for `seq`, kept). */
 export interface SessionLogWarning {
@@ -78,7 +80,8 @@ export function parseSessionLog(text: string, path: string): LoadedSessionLog {
   let lastSeq = 0;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.trim() === "") continue;
+    // Signature lines (`log/mac`) are checked by `SessionLog.open`, not events.
+    if (line.trim() === "" || isMacLine(line)) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -12,9 +12,19 @@
  * `session <id> in use by pid <n>` (`HarnessError` code `SESSION_IN_USE`); the lock of a
  * process that died without closing is taken over.
  *
+ * Files are written without following symbolic links: the log's folder and the log itself must
+ * not be links, a new log is created with `O_EXCL` (mode `0600`), an existing one is opened only
+ * after `lstat` and its handle's identity is checked against it.
+ *
+ * Signed logs (`key`): the agent passes the key of its state directory, and every log carries
+ * signature lines (`{"type":"log/mac",...}`: an HMAC-SHA256 over a running hash of all bytes
+ * before it, written with the header, every 64 lines, on `sync()` and on `close()`). `open` with
+ * a key refuses a log whose signature does not match (`SESSION_LOG_TAMPERED`) or that has none
+ * (`SESSION_LOG_UNSIGNED`), and moves bytes after the last signature aside (never loaded).
+ *
  * @module
  */
-import { readLines } from "../core/lines.ts";
+import { HarnessError } from "../core/errors.ts";
 import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
 import type {
   SessionEvent,
@@ -26,6 +36,9 @@ import type {
 } from "./session_event.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { acquireSessionLock, type SessionLock } from "./_session_lock.ts";
+import { CHECKPOINT_LINES, LogSigner } from "./_log_mac.ts";
+import { checkLogDir, createExclusive, openExisting } from "./_safe_files.ts";
+import { checkFileName, firstLine, isoNow, readForResume, storedForm } from "./_open_log.ts";
 
 /** Options for {@linkcode SessionLog.create}. */
 export interface CreateSessionLogOptions {
@@ -37,36 +50,40 @@ export interface CreateSessionLogOptions {
   readonly createdAt?: Date;
   /** fsync after every event instead of only on `sync()`. @default {false} */
   readonly syncEveryEvent?: boolean;
+  /** Signs the log (32 bytes, see `loadSessionKey`). @default {unsigned} */
+  readonly key?: Uint8Array;
 }
 
 /** Options for {@linkcode SessionLog.open}. */
 export interface OpenSessionLogOptions {
   /** fsync after every event instead of only on `sync()`. @default {false} */
   readonly syncEveryEvent?: boolean;
+  /**
+   * Checks the log's signature and goes on signing; a log changed by anyone else, or one without
+   * signatures, is refused. @default {no check, unsigned appends}
+   */
+  readonly key?: Uint8Array;
+  /** The session id the header must name (a log copied over another is refused). */
+  readonly id?: string;
+}
+
+/** What {@linkcode SessionLog.open} found besides the events. */
+export interface OpenedSessionLog {
+  /** The open log. */
+  readonly log: SessionLog;
+  /** What was loaded. */
+  readonly loaded: LoadedSessionLog;
+  /** Where unverified bytes after the last signature were moved (never loaded), if any. */
+  readonly movedTail?: string;
 }
 
 const ENCODER = new TextEncoder();
+
+function makeHeader({ id, cwd, createdAt = new Date() }: CreateSessionLogOptions): SessionHeader {
+  return { type: "session", version: 1, id, createdAt: createdAt.toISOString(), cwd };
+}
 const MEMORY_PATH = ":memory:";
 const RESERVED_KEYS = ["seq", "time", "type"] as const;
-
-// Formatting a Date costs microseconds; events appended in the same millisecond share the text.
-let lastMs = -1;
-let lastIso = "";
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
-
-/** The line form of an event: a `tool/call` without its derived `args`. */
-function storedForm(event: SessionEvent): SessionEvent {
-  if (event.type !== "tool/call" || !Object.hasOwn(event, "args")) return event;
-  const { args: _, ...stored } = event;
-  return stored as SessionEvent;
-}
 
 /**
  * An open session log. Appends are synchronous: the line is in the OS when `append()` returns.
@@ -98,6 +115,7 @@ export class SessionLog {
   #syncEveryEvent: boolean;
   #buffer = new Uint8Array(4096);
   #lock: SessionLock;
+  #signer: LogSigner | undefined;
 
   private constructor(
     path: string,
@@ -106,9 +124,11 @@ export class SessionLog {
     seq: number,
     syncEveryEvent: boolean,
     lock: SessionLock,
+    signer?: LogSigner,
   ) {
     this.path = path;
     this.#lock = lock;
+    this.#signer = signer;
     this.header = header;
     if (Array.isArray(file)) this.#lines = file;
     else this.#file = file;
@@ -124,26 +144,26 @@ export class SessionLog {
    * @returns The open log.
    * @throws {Deno.errors.AlreadyExists} When the file exists.
    * @throws {HarnessError} `SESSION_IN_USE` when another live process holds the session's lock.
+   * @throws {RangeError} When the file name (with its lock's suffix) exceeds 255 bytes.
+   * @throws {UnsafePathError} When the folder or the file is a symbolic link.
    */
   static async create(path: string, options: CreateSessionLogOptions): Promise<SessionLog> {
-    const { id, cwd, createdAt = new Date(), syncEveryEvent = false } = options;
-    const header: SessionHeader = {
-      type: "session",
-      version: 1,
-      id,
-      createdAt: createdAt.toISOString(),
-      cwd,
-    };
+    const { id, syncEveryEvent = false } = options;
+    checkFileName(path);
+    checkLogDir(path);
+    const header = makeHeader(options);
     const lock = await acquireSessionLock(path, id);
     let file: Deno.FsFile;
     try {
-      file = await Deno.open(path, { createNew: true, write: true, append: true });
+      file = createExclusive(path, 0o600);
     } catch (error) {
       lock.release();
       throw error;
     }
-    const log = new SessionLog(path, header, file, 0, syncEveryEvent, lock);
+    const signer = options.key === undefined ? undefined : new LogSigner(options.key);
+    const log = new SessionLog(path, header, file, 0, syncEveryEvent, lock, signer);
     log.#writeLine(JSON.stringify(header));
+    log.#checkpoint();
     file.syncDataSync();
     return log;
   }
@@ -166,14 +186,7 @@ export class SessionLog {
    * ```
    */
   static memory(options: CreateSessionLogOptions): SessionLog {
-    const { id, cwd, createdAt = new Date() } = options;
-    const header: SessionHeader = {
-      type: "session",
-      version: 1,
-      id,
-      createdAt: createdAt.toISOString(),
-      cwd,
-    };
+    const header = makeHeader(options);
     // One owner by construction: nothing on disk to lock.
     const lock: SessionLock = { path: MEMORY_PATH, release: () => {} };
     return new SessionLog(MEMORY_PATH, header, [JSON.stringify(header)], 0, false, lock);
@@ -199,34 +212,63 @@ export class SessionLog {
    * with a newline so new events start on a fresh line; loading reports it as a warning.
    *
    * @param path The `.jsonl` path.
-   * @param options Flush options.
-   * @returns The open log and what was loaded from it.
+   * @param options Flush options, the signing key and the expected session id.
+   * @returns The open log, what was loaded from it and where an unverified tail went.
    * @throws {Deno.errors.NotFound} When the file does not exist.
    * @throws {SyntaxError} When line 1 is not a session header.
-   * @throws {HarnessError} `SESSION_IN_USE` when another live process (or this one) has it open.
+   * @throws {HarnessError} `SESSION_IN_USE` when another live process (or this one) has it open;
+   * with a key, `SESSION_LOG_TAMPERED` or `SESSION_LOG_UNSIGNED`; `SESSION_LOG_MISMATCH` when the
+   * header names another session than `id`.
+   * @throws {UnsafePathError} When the folder or the file is a symbolic link.
    */
-  static async open(
-    path: string,
-    options: OpenSessionLogOptions = {},
-  ): Promise<{ log: SessionLog; loaded: LoadedSessionLog }> {
-    const { syncEveryEvent = false } = options;
-    // The header names the lock's session; the whole log is read once, under the lock (a holder
-    // may append until it lets go).
-    const id = await headerId(path);
-    const lock = await acquireSessionLock(path, id);
-    let loaded: LoadedSessionLog;
-    let file: Deno.FsFile;
+  static async open(path: string, options: OpenSessionLogOptions = {}): Promise<OpenedSessionLog> {
+    const { syncEveryEvent = false, key } = options;
+    checkFileName(path);
+    checkLogDir(path);
+    const file = openExisting(path);
+    let lock: SessionLock | undefined;
     try {
-      loaded = parseSessionLog(await Deno.readTextFile(path), path);
-      file = await Deno.open(path, { write: true, append: true });
+      // The header names the lock's session; the whole log is read once, under the lock (a
+      // holder may append until it lets go).
+      const { id } = parseSessionLog(firstLine(file), path).header;
+      if (options.id !== undefined && id !== options.id) {
+        throw new HarnessError(
+          "SESSION_LOG_MISMATCH",
+          `Cannot load session ${JSON.stringify(options.id)}: its log ${
+            JSON.stringify(path)
+          } belongs to session ${JSON.stringify(id)} (a log copied over another is not loaded)`,
+        );
+      }
+      lock = await acquireSessionLock(path, id);
+      const read = readForResume(file, path, key);
+      const loaded = parseSessionLog(read.text, path);
+      if (read.movedTail !== undefined) {
+        loaded.warnings.push({
+          line: read.text.split("\n").length,
+          message:
+            `the lines from here on carry no signature (the agent stopped before signing them, or something else appended them); they were not loaded and were moved to ${
+              JSON.stringify(read.movedTail)
+            }`,
+        });
+      }
+      const lastSeq = loaded.events.reduce((max, event) => Math.max(max, event.seq), 0);
+      file.seekSync(0, Deno.SeekMode.End);
+      const log = new SessionLog(
+        path,
+        loaded.header,
+        file,
+        lastSeq,
+        syncEveryEvent,
+        lock,
+        read.signer,
+      );
+      if (!loaded.endsWithNewline) log.#writeLine("");
+      return { log, loaded, ...(read.movedTail !== undefined ? { movedTail: read.movedTail } : {}) };
     } catch (error) {
-      lock.release();
+      lock?.release();
+      file.close();
       throw error;
     }
-    const lastSeq = loaded.events.reduce((max, event) => Math.max(max, event.seq), 0);
-    const log = new SessionLog(path, loaded.header, file, lastSeq, syncEveryEvent, lock);
-    if (!loaded.endsWithNewline) log.#writeLine("");
-    return { log, loaded };
   }
 
   /** The seq of the last appended (or loaded) event; 0 when there is none. */
@@ -294,9 +336,11 @@ export class SessionLog {
     return event;
   }
 
-  /** Flushes the file to stable storage (fsync). No-op when closed. */
+  /** Signs what was appended and flushes the file to stable storage (fsync). No-op when closed. */
   sync(): void {
-    this.#file?.syncDataSync();
+    if (this.#file === undefined) return;
+    this.#checkpoint();
+    this.#file.syncDataSync();
   }
 
   /** Syncs and closes the file and removes its lock. Idempotent. */
@@ -304,10 +348,11 @@ export class SessionLog {
     this.#open = false;
     const file = this.#file;
     if (file === undefined) return;
-    this.#file = undefined;
     try {
+      this.#checkpoint();
       file.syncDataSync();
     } finally {
+      this.#file = undefined;
       file.close();
       this.#lock.release();
     }
@@ -329,13 +374,22 @@ export class SessionLog {
     // One write call in practice; loop only because the OS may accept fewer bytes.
     let offset = 0;
     while (offset < bytes.length) offset += this.#file!.writeSync(bytes.subarray(offset));
+    const signer = this.#signer;
+    if (signer === undefined) return;
+    signer.update(bytes);
+    if (signer.pending >= CHECKPOINT_LINES) this.#checkpoint();
   }
-}
 
-/** The session id in a log's first line (the header), without reading the rest. */
-async function headerId(path: string): Promise<string> {
-  const file = await Deno.open(path);
-  // Leaving the loop cancels the stream, which closes the file.
-  for await (const line of readLines(file.readable)) return parseSessionLog(line, path).header.id;
-  return parseSessionLog("", path).header.id; // empty: the parser's own error
+  /** Writes a signature line covering every byte so far (signed logs with new lines only). */
+  #checkpoint(): void {
+    const signer = this.#signer;
+    if (signer === undefined || signer.pending === 0 || this.#file === undefined) return;
+    const line = signer.checkpoint();
+    signer.pending = 0;
+    const bytes = ENCODER.encode(line + "\n");
+    let offset = 0;
+    while (offset < bytes.length) offset += this.#file.writeSync(bytes.subarray(offset));
+    signer.update(bytes);
+    signer.pending = 0;
+  }
 }
