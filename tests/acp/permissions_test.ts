@@ -15,10 +15,11 @@ Deno.test("permissionFlags() derives an explicit profile from the config", () =>
       readOnly: ["/w/dsh.jsonc"],
       useDeepSeek: true,
       denoPath: "/bin/deno",
+      keyDir: "/k",
     }),
     [
-      "--allow-read=/w,/s,/tmp,/w/dsh.jsonc",
-      "--allow-write=/w,/s,/tmp",
+      "--allow-read=/w,/s,/k,/tmp,/w/dsh.jsonc",
+      "--allow-write=/w,/s,/k,/tmp",
       "--allow-run=bash,sh,setsid,ps,kill,unshare,setpriv,bwrap,deno,/bin/deno,node",
       "--allow-env",
       "--allow-net=llm.example:8443",
@@ -33,10 +34,11 @@ Deno.test("permissionFlags() grants no net to the demo model", () => {
     tmpDir: "/t",
     useDeepSeek: false,
     denoPath: "/bin/deno",
+    keyDir: "/k",
   });
   deepEqual(flags, [
-    "--allow-read=/w,/s,/t",
-    "--allow-write=/w,/s,/t",
+    "--allow-read=/w,/s,/k,/t",
+    "--allow-write=/w,/s,/k,/t",
     "--allow-run=bash,sh,setsid,ps,kill,unshare,setpriv,bwrap,deno,/bin/deno",
     "--allow-env",
   ]);

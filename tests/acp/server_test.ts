@@ -281,7 +281,7 @@ Deno.test("createAcpServer() refuses a relative cwd and an unknown session", asy
     );
     await rejects(
       () => s.a.request("session/load", { sessionId: "../x", cwd: dir.path, mcpServers: [] }),
-      { code: -32002, message: /^Cannot load session "\.\.\/x": no session log/ },
+      { code: -32602, message: /^Cannot load session "\.\.\/x": a session id is letters/ },
     );
   } finally {
     await s.close();
