@@ -52,6 +52,8 @@ export interface ChatBody {
 export interface RecordedRequest {
   readonly body: ChatBody;
   readonly status: number;
+  /** The `Authorization` header as received (`Bearer <key>`), if any. */
+  readonly authorization: string | undefined;
 }
 
 /** A running fake server. */
@@ -160,7 +162,8 @@ export function fakeDeepSeek(replies: FakeReply[]): FakeDeepSeek {
       }
       const body = await request.json() as ChatBody;
       const record = (response: Response) => {
-        requests.push({ body, status: response.status });
+        const authorization = request.headers.get("authorization") ?? undefined;
+        requests.push({ body, status: response.status, authorization });
         return response;
       };
       if (!/^Bearer \S+$/.test(request.headers.get("authorization") ?? "")) {
