@@ -82,6 +82,7 @@ globalThis.addEventListener("unload", () => appendLog.close());
 Deno.bench({
   group: "log append",
   name: "1,000 tool/result events",
+  baseline: true,
   fn() {
     for (let i = 0; i < 1000; i++) {
       appendLog.append("tool/result", {
@@ -95,9 +96,34 @@ Deno.bench({
   },
 });
 
+// What the ACP agent writes: signed (a running hash per line, an HMAC checkpoint every 64).
+const signedLog = await SessionLog.create(`${dir}/signed.jsonl`, {
+  id: "signed",
+  cwd: dir,
+  key: crypto.getRandomValues(new Uint8Array(32)),
+});
+globalThis.addEventListener("unload", () => signedLog.close());
+
+Deno.bench({
+  group: "log append",
+  name: "1,000 tool/result events, signed log",
+  fn() {
+    for (let i = 0; i < 1000; i++) {
+      signedLog.append("tool/result", {
+        turn: 1,
+        step: 1,
+        callId: `call_${i}`,
+        content,
+        isError: false,
+      });
+    }
+  },
+});
+
 const loadPath = `${dir}/load.jsonl`;
+const loadKey = crypto.getRandomValues(new Uint8Array(32));
 {
-  const log = await SessionLog.create(loadPath, { id: "load", cwd: dir });
+  const log = await SessionLog.create(loadPath, { id: "load", cwd: dir, key: loadKey });
   for (let i = 0; i < 100_000; i++) {
     log.append(i % 2 === 0 ? "tool/call" : "tool/result", {
       turn: 1 + Math.floor(i / 100),
@@ -117,6 +143,17 @@ Deno.bench({
   n: 10,
   async fn() {
     const loaded = await readSessionLog(loadPath);
+    if (loaded.events.length !== 100_000) throw new Error("bad load");
+  },
+});
+
+Deno.bench({
+  group: "log load",
+  name: "SessionLog.open with the key (signatures checked): 100k events",
+  n: 10,
+  async fn() {
+    const { log, loaded } = await SessionLog.open(loadPath, { key: loadKey });
+    log.close();
     if (loaded.events.length !== 100_000) throw new Error("bad load");
   },
 });
