@@ -20,7 +20,8 @@ Usage:
 Options:
   --config <file>        the configuration (default: ./dsh.jsonc if it exists)
   --script <file.json>   answer with a scripted model instead of DeepSeek or the demo model
-  --sessions-dir <dir>   where session logs go (default: the config's "sessionsDir")
+  --sessions-dir <dir>   where session logs go (default: the config's "sessionsDir", else
+                         $XDG_STATE_HOME/dsh/sessions/<workspace>, ~/.local/state/dsh/...)
   --flush-ms <n>         coalescing window for streamed text and terminal output (default: 50)
   --log-level <level>    debug, info, warn or error (default: $DSH_LOG_LEVEL or info)
   -h, --help             print this help and exit

@@ -28,9 +28,7 @@ export function openSessionStore(
     logKey = loadSessionKey();
   } catch (error) {
     throw new Error(
-      `Cannot start the agent: cannot read the key that signs session logs: ${
-        errorMessage(error)
-      }`,
+      `Cannot start the agent: cannot read the key that signs session logs: ${errorMessage(error)}`,
       { cause: error },
     );
   }

@@ -49,7 +49,8 @@ export async function agentCommand(
   const options = parseAgentArgs(args);
   const { config, file } = await loadConfig(workspace, options.config);
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
-  const sessionsDir = sessionsLocation(workspace, base, config.sessionsDir, options.sessionsDir).dir;
+  const sessionsDir =
+    sessionsLocation(workspace, base, config.sessionsDir, options.sessionsDir).dir;
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
   const command = denoCommand();
   const plugins = await pluginGrants(config.plugins, base, command);

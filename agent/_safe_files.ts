@@ -16,8 +16,18 @@ export interface FileIdentity {
   readonly ino: number;
 }
 
-/** A path dsh refuses to write through (a symbolic link, or not the kind of file expected). */
+/**
+ * A path dsh refuses to write through (a symbolic link, or not the kind of file expected).
+ *
+ * @example Usage
+ * ```ts
+ * import { UnsafePathError } from "./_safe_files.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(new UnsafePathError("the sessions folder is a link").name, "UnsafePathError");
+ * ```
+ */
 export class UnsafePathError extends Error {
+  /** Always `"UnsafePathError"`. */
   override name = "UnsafePathError";
 }
 

@@ -27,8 +27,9 @@ export const SESSION_KEY_FILE = "session-log.key";
  * equal(sessionKeyDir((name) => name === "HOME" ? "/home/ada" : undefined), "/home/ada/.local/state/dsh/keys");
  * ```
  */
-export function sessionKeyDir(env: (name: string) => string | undefined = (name) =>
-  Deno.env.get(name)): string {
+export function sessionKeyDir(
+  env: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): string {
   return `${userStateDir(env)}/keys`;
 }
 
@@ -85,9 +86,11 @@ export function loadSessionKey(dir: string = sessionKeyDir()): Uint8Array {
     const info = file.statSync();
     if (info.mode !== null && (info.mode & 0o077) !== 0) {
       throw new Error(
-        `Cannot use the session-log key ${JSON.stringify(path)}: others may read or write it (mode ${
-          (info.mode & 0o777).toString(8)
-        }); run chmod 600 ${JSON.stringify(path)}`,
+        `Cannot use the session-log key ${
+          JSON.stringify(path)
+        }: others may read or write it (mode ${(info.mode & 0o777).toString(8)}); run chmod 600 ${
+          JSON.stringify(path)
+        }`,
       );
     }
     const bytes = new Uint8Array(200);

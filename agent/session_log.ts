@@ -263,7 +263,11 @@ export class SessionLog {
         read.signer,
       );
       if (!loaded.endsWithNewline) log.#writeLine("");
-      return { log, loaded, ...(read.movedTail !== undefined ? { movedTail: read.movedTail } : {}) };
+      return {
+        log,
+        loaded,
+        ...(read.movedTail !== undefined ? { movedTail: read.movedTail } : {}),
+      };
     } catch (error) {
       lock?.release();
       file.close();

@@ -202,7 +202,8 @@ Deno.test("a session id over the file-name limit gets a clear error, nothing is 
   );
   await rejects(SessionLog.create(`${dir.path}/${"b".repeat(220)}.jsonl`, { id: "b", cwd: "/" }), {
     name: "RangeError",
-    message: /its file name is 226 bytes, and with its lock file's suffix \(48 bytes\) it exceeds the 255-byte file-name limit/,
+    message:
+      /its file name is 226 bytes, and with its lock file's suffix \(48 bytes\) it exceeds the 255-byte file-name limit/,
   });
   deepEqual([...Deno.readDirSync(dir.path)], []);
   await ctx.fiber.dispose();
