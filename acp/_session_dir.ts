@@ -11,6 +11,9 @@ import { createHash } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { userStateDir } from "../core/user_dirs.ts";
 
+/** The command that imports an unsigned (old) log, for messages. */
+export const IMPORT_COMMAND = "deno task import-session <log.jsonl>";
+
 /** The sessions folder and the trusted folder above it whose descendants are checked. */
 export interface SessionsLocation {
   readonly dir: string;

@@ -18,6 +18,7 @@ import { type Agent, createAgent, onAgentEvent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
 import type { ApprovalOutcome, ApprovalService } from "../registry/mod.ts";
 import type { LiveSession, ServerState } from "./_server_state.ts";
+import { IMPORT_COMMAND } from "./_session_dir.ts";
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
   end_turn: "end_turn",
@@ -195,7 +196,10 @@ async function logErrors<T>(
       (typeof code === "string" && code.startsWith("SESSION_")) ||
       (error as Error).name === "UnsafePathError"
     ) {
-      throw new RequestError(-32603, (error as Error).message, {
+      const hint = code === "SESSION_LOG_UNSIGNED"
+        ? ` To continue it anyway (you vouch for its content), run \`${IMPORT_COMMAND}\` in the workspace folder.`
+        : "";
+      throw new RequestError(-32603, (error as Error).message + hint, {
         ...(load !== undefined ? { sessionId: load.sessionId } : {}),
         ...(typeof code === "string" ? { code } : {}),
       });

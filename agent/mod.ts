@@ -76,6 +76,8 @@ export type {
   OpenSessionLogOptions,
 } from "./session_log.ts";
 export { loadSessionKey, SESSION_KEY_FILE, sessionKeyDir } from "./session_key.ts";
+export { importSessionLog } from "./import_session_log.ts";
+export type { ImportedSessionLog } from "./import_session_log.ts";
 export { prepareSessionsDir, UnsafePathError } from "./sessions_dir.ts";
 export type { SessionsDir } from "./sessions_dir.ts";
 

@@ -15,6 +15,8 @@ import { loadSessionKey, SessionLog } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";
 import { plainEnv } from "./_snapshot.ts";
 
+const IMPORT = new URL("../../acp/import_session.ts", import.meta.url).pathname;
+
 interface Agent {
   readonly a: ReturnType<typeof spawnAgentProcess>["connection"]["agent"];
   readonly updates: SessionUpdate[];
@@ -199,4 +201,55 @@ Deno.test("a sessions folder replaced by a symbolic link is refused, and nothing
     await second.close();
   }
   equal([...Deno.readDirSync(outside)].length, 0, "nothing was written outside");
+});
+
+Deno.test("an unsigned (old) log is refused with the import command, and loads once imported", async () => {
+  await using dir = await tempDir();
+  const ws = join(dir.path, "ws");
+  const logs = join(ws, "logs");
+  await Deno.mkdir(logs, { recursive: true });
+  const old = await SessionLog.create(join(logs, "old1.jsonl"), { id: "old1", cwd: ws });
+  old.append("user/message", { turn: 1, content: [{ type: "text", text: "from before" }] });
+  old.close();
+  const agent = await start(dir.path, [{ text: "unused" }], "reject_once");
+  try {
+    await rejects(agent.a.request("session/load", { sessionId: "old1", cwd: ws, mcpServers: [] }), {
+      message:
+        /it carries no signature .* To continue it anyway \(you vouch for its content\), run `deno task import-session <log\.jsonl>` in the workspace folder\.$/,
+    });
+    await Deno.mkdir(join(dir.path, "legacy"));
+    await Deno.rename(join(logs, "old1.jsonl"), join(dir.path, "legacy", "old1.jsonl"));
+    const imported = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        IMPORT,
+        "../legacy/old1.jsonl",
+        "--sessions-dir",
+        logs,
+      ],
+      cwd: dir.path,
+      clearEnv: true,
+      env: { ...plainEnv(dir.path), XDG_STATE_HOME: join(dir.path, "state"), INIT_CWD: ws },
+    }).output();
+    const out = new TextDecoder().decode(imported.stdout) +
+      new TextDecoder().decode(imported.stderr);
+    equal(imported.code, 0, out);
+    match(
+      out,
+      /^Imported session old1 \(1 events\) into .*ws\/logs\/old1\.jsonl; load it from the editor\.\n$/,
+    );
+    await agent.a.request("session/load", { sessionId: "old1", cwd: ws, mcpServers: [] });
+    ok(
+      agent.updates.some((u) =>
+        u.sessionUpdate === "user_message_chunk" && u.content.type === "text" &&
+        u.content.text === "from before"
+      ),
+    );
+  } finally {
+    await agent.close();
+  }
 });
