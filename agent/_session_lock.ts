@@ -45,7 +45,7 @@ export async function acquireSessionLock(
     token: crypto.randomUUID(),
   };
   const temp = `${path}.${mine.token}.tmp`;
-  await Deno.writeTextFile(temp, JSON.stringify(mine) + "\n", { createNew: true });
+  await Deno.writeTextFile(temp, JSON.stringify(mine) + "\n", { createNew: true, mode: 0o600 });
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
