@@ -101,9 +101,9 @@ Deno.test("no child of the agent can read DEEPSEEK_API_KEY from an environment, 
   await using server = fakeDeepSeek([{ reasoning: "Short.", text: "Hello." }]);
   await using dir = await tempDir();
   const ws = join(dir.path, "ws");
-  const spy = join(dir.path, "spy");
-  await Deno.mkdir(ws);
-  await Deno.mkdir(spy);
+  // Inside the workspace: an MCP server may be confined to it.
+  const spy = join(ws, "spy");
+  await Deno.mkdir(spy, { recursive: true });
   // A tiny "MCP server": it only looks around (its parent, itself) and exits.
   const spyScript = join(dir.path, "spy.sh");
   await Deno.writeTextFile(
