@@ -22,18 +22,65 @@ export function readEnv(name: string): string | undefined {
   }
 }
 
+/** The default endpoint (the only one that needs no check). */
+export const DEFAULT_MODEL_ENDPOINT = "https://api.deepseek.com";
+
+/**
+ * Whether a URL host is loopback: `localhost`, `127.0.0.0/8` or `::1`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * isLoopbackHost("127.0.0.1"); // true
+ * isLoopbackHost("[::1]"); // true
+ * isLoopbackHost("10.0.0.1"); // false
+ * ```
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === "localhost" || host === "[::1]" || host === "::1") return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Checks a model endpoint: the default, any `https` URL, or `http` on loopback only (the key and
+ * the conversation never travel in clear text over a network).
+ *
+ * @param value The URL.
+ * @returns What is wrong (`must be …`), or `undefined` when it may be used.
+ */
+export function endpointProblem(value: string): string | undefined {
+  if (value === DEFAULT_MODEL_ENDPOINT) return undefined;
+  const url = URL.parse(value);
+  if (url !== null && url.protocol === "https:") return undefined;
+  if (url !== null && url.protocol === "http:" && isLoopbackHost(url.hostname)) return undefined;
+  return "must be an https URL, or http on loopback (localhost, 127.0.0.0/8, ::1), since it receives the API key and the conversation";
+}
+
+/**
+ * Checks `model.baseUrl` of a config (see {@linkcode endpointProblem}).
+ *
+ * @throws {SyntaxError} A config error naming the file.
+ */
+export function checkModelEndpoint(value: string, source: string): void {
+  const problem = endpointProblem(value);
+  if (problem === undefined) return;
+  throw new SyntaxError(
+    `Cannot read config "${source}": "model.baseUrl" ${problem}: received ${JSON.stringify(value)}`,
+  );
+}
+
 /**
  * The base URL the agent calls: `DEEPSEEK_BASE_URL` when set, else `model.baseUrl`.
  *
- * @throws {TypeError} When `DEEPSEEK_BASE_URL` is not an http or https URL.
+ * @throws {TypeError} When `DEEPSEEK_BASE_URL` is not an https URL (or http on loopback).
  */
 export function modelBaseUrl(config: AgentConfig, env: EnvReader = readEnv): string {
   const value = env("DEEPSEEK_BASE_URL");
   if (value === undefined) return config.model.baseUrl;
-  const url = URL.parse(value);
-  if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  const problem = endpointProblem(value);
+  if (problem !== undefined) {
     throw new TypeError(
-      `Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is ${
+      `Cannot start the agent as DEEPSEEK_BASE_URL ${problem}: current value is ${
         JSON.stringify(value)
       }`,
     );

@@ -15,6 +15,7 @@ import { relayAgent } from "./_relay.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
 import { pluginGrants } from "./_plugin_grants.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
+import { userConfigDir } from "../core/user_dirs.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -56,6 +57,7 @@ export async function agentCommand(
     sessionsDir,
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
+      ...userConfigRead(),
       ...(options.script ? [resolve(workspace, options.script)] : []),
       ...plugins.readable,
     ],
@@ -77,6 +79,52 @@ export async function agentCommand(
     ],
     cwd: workspace,
   };
+}
+
+/** The user's config folder (user-level dsh.jsonc, trust records): the agent reads it, never writes. */
+function userConfigRead(): string[] {
+  try {
+    return [userConfigDir()];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * `trust [folder]`: runs the agent's trust subcommand in a Deno whose only write is the user's
+ * config folder (the launcher itself writes nothing).
+ */
+async function trust(workspace: string, args: readonly string[]): Promise<number> {
+  const [configDir] = userConfigRead();
+  if (configDir === undefined) {
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(
+        "[dsh] ERROR trust: set HOME (or XDG_CONFIG_HOME) to record the grant\n",
+      ),
+    );
+    return 1;
+  }
+  const main = new URL("./main.ts", import.meta.url);
+  const named = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "--config");
+  const rest = named === undefined ? [...args, workspace] : [...args];
+  const { code } = await new Deno.Command(denoCommand(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-read",
+      `--allow-write=${configDir}`,
+      "--allow-env",
+      main.protocol === "file:" ? main.pathname : main.href,
+      "trust",
+      ...rest,
+    ],
+    cwd: workspace,
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn().status;
+  return code;
 }
 
 const FORWARDED = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
@@ -162,7 +210,10 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
 }
 
 if (import.meta.main) {
-  if (Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
+  if (
+    Deno.args[0] !== "trust" &&
+    Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))
+  ) {
     // Print without reading the config (it may be the thing that is broken).
     const text = Deno.args.some((a) => a === "-h" || a === "--help")
       ? AGENT_HELP
@@ -170,5 +221,10 @@ if (import.meta.main) {
     Deno.stdout.writeSync(new TextEncoder().encode(text));
     Deno.exit(0);
   }
-  Deno.exit(await launch(Deno.env.get("INIT_CWD") ?? Deno.cwd(), Deno.args));
+  const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  Deno.exit(
+    Deno.args[0] === "trust"
+      ? await trust(workspace, Deno.args.slice(1))
+      : await launch(workspace, Deno.args),
+  );
 }

@@ -52,6 +52,9 @@ export const AGENT_ENV_VARS: readonly string[] = [
   "NODE_V8_COVERAGE",
   // Masked inside the sandbox (host sockets live there).
   "XDG_RUNTIME_DIR",
+  // The user's dsh folders (user-level config, trust records, state).
+  "XDG_CONFIG_HOME",
+  "XDG_STATE_HOME",
 ];
 
 /**

@@ -90,7 +90,7 @@ Deno.test("modelBaseUrl() and deepSeekOptions() read DEEPSEEK_BASE_URL and DEEPS
   throws(() => modelBaseUrl(config, env({ DEEPSEEK_BASE_URL: "127.0.0.1:9" })), {
     name: "TypeError",
     message:
-      'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "127.0.0.1:9"',
+      'Cannot start the agent as DEEPSEEK_BASE_URL must be an https URL, or http on loopback (localhost, 127.0.0.0/8, ::1), since it receives the API key and the conversation: current value is "127.0.0.1:9"',
   });
 });
 

@@ -1,0 +1,137 @@
+/**
+ * Private: the user's side of workspace trust. `trust [folder]` (the agent's subcommand, run
+ * by the user in a terminal, never by a tool) prints what the folder's `dsh.jsonc` asks for and
+ * records the grant; an untrusted session says what was left out and the exact command.
+ *
+ * @module
+ */
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "./config.ts";
+import type { ConfigTrust } from "./_config_layers.ts";
+import { recordTrust, revokeTrust, TRUST_FILE } from "./_trust_store.ts";
+
+/** `trust --help`. */
+export const TRUST_HELP = `Usage: deno task agent trust [folder] [--config <file>] [--revoke]
+
+Trusts a folder's dsh.jsonc: until you do, dsh ignores everything in it that runs code or widens
+access (plugins, MCP servers, the model endpoint, a weaker sandbox, roots, un-hidden paths, env
+passing, allowRun, allow rules, sessionsDir). Prints what the config asks for and records the grant
+in the trust records of your config folder ($XDG_CONFIG_HOME/dsh, default ~/.config/dsh), bound to
+what it asks: a config that later asks for more is ignored again until you trust it again.
+
+  folder           the workspace (default: the current folder)
+  --config <file>  the project config (default: <folder>/dsh.jsonc)
+  --revoke         forget the folder's grant
+`;
+
+function quote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The exact command that trusts `folder`: the compiled binary's own path, else `deno task` of
+ * this checkout's deno.json.
+ */
+export function trustCommandLine(folder: string): string {
+  const exec = Deno.execPath();
+  if (!basename(exec).startsWith("deno")) return `${quote(exec)} trust ${quote(folder)}`;
+  const config = new URL("../deno.json", import.meta.url);
+  const task = config.protocol === "file:"
+    ? `deno task --config ${quote(config.pathname)} agent`
+    : "deno task agent";
+  return `${task} trust ${quote(folder)}`;
+}
+
+/**
+ * The session message (and stderr line) of an untrusted folder: what its config asks for that
+ * was ignored, and how to grant it.
+ *
+ * @returns The text, or `undefined` when the folder is trusted or asks for nothing.
+ */
+export function trustNotice(trust: ConfigTrust | undefined): string | undefined {
+  if (trust === undefined || trust.missing.length === 0) return undefined;
+  const shown = trust.missing.slice(0, 12).map((item) => `- ${item.label}`);
+  if (trust.missing.length > 12) shown.push(`- and ${trust.missing.length - 12} more`);
+  return [
+    `This folder's config (${trust.file}) is not trusted, so dsh ignored what it asks for and runs on safe defaults:`,
+    ...shown,
+    `If you trust this repository, run this in a terminal and restart the agent: ${
+      trustCommandLine(trust.folder)
+    }`,
+  ].join("\n");
+}
+
+/** One line for stderr. */
+export function trustStderrLine(trust: ConfigTrust): string {
+  return `[dsh] WARN trust: ${trust.file} is not trusted: ignored ${trust.missing.length} setting${
+    trust.missing.length === 1 ? "" : "s"
+  } (${trust.missing.map((m) => m.key.split(":")[0]).join(", ")}); to grant: ${
+    trustCommandLine(trust.folder)
+  }\n`;
+}
+
+function print(text: string): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(text.endsWith("\n") ? text : `${text}\n`));
+}
+
+/**
+ * Runs `trust [folder] [--config <file>] [--revoke]`.
+ *
+ * @param args The arguments after `trust`.
+ * @param cwd The folder relative paths resolve against.
+ * @returns The exit code.
+ * @throws {TypeError} On a bad argument.
+ */
+export async function runTrust(args: readonly string[], cwd: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: {
+      config: { type: "string" },
+      revoke: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    print(TRUST_HELP);
+    return 0;
+  }
+  if (positionals.length > 1) {
+    throw new TypeError(
+      `Cannot trust: expected at most one folder: received ${JSON.stringify(positionals)}`,
+    );
+  }
+  const folder = resolve(cwd, positionals[0] ?? ".");
+  const { trust } = await loadConfig(folder, values.config);
+  if (trust === undefined) {
+    throw new Error(
+      `Cannot trust ${folder}: ${
+        values.config === undefined
+          ? `it has no dsh.jsonc (${join(folder, "dsh.jsonc")})`
+          : `${values.config} is not inside it`
+      }`,
+    );
+  }
+  if (trust.configDir === undefined) {
+    throw new Error(`Cannot trust ${folder}: set HOME (or XDG_CONFIG_HOME) to record the grant`);
+  }
+  const store = join(trust.configDir, TRUST_FILE);
+  if (values.revoke) {
+    const had = await revokeTrust(trust.configDir, trust.folder);
+    print(
+      had ? `Revoked the trust of ${trust.folder} (${store}).` : `${trust.folder} was not trusted.`,
+    );
+    return 0;
+  }
+  const lines = trust.asked.length === 0
+    ? ["It asks for nothing that needs trust."]
+    : ["It asks for:", ...trust.asked.map((item) => `  - ${item.label}`)];
+  print([`Trusting ${trust.folder} (config ${trust.file}).`, ...lines].join("\n"));
+  const record = await recordTrust(trust.configDir, trust.folder, trust.file, trust.asked);
+  print(
+    `Recorded in ${store} (${record.digest}). Restart the agent to apply it; a change that asks for more asks again.`,
+  );
+  return 0;
+}
