@@ -83,7 +83,7 @@ async function readLayer(
   if (text === undefined) return undefined;
   const raw = parsers.parseRaw(text, file);
   parsers.parseValue(raw, file); // every error names its own file
-  return absolutePaths(raw, dirname(file));
+  return raw;
 }
 
 /** The layered configuration (see config.ts `loadConfig`). */
@@ -100,7 +100,9 @@ export async function loadLayers(
 }> {
   const configDir = configDirOf(env);
   const userPath = configDir === undefined ? undefined : join(configDir, "dsh.jsonc");
-  const user = userPath === undefined ? undefined : await readLayer(userPath, true, parsers);
+  const userRaw = userPath === undefined ? undefined : await readLayer(userPath, true, parsers);
+  // The user's relative paths resolve in its folder; the project's stay relative to its own.
+  const user = userRaw === undefined ? undefined : absolutePaths(userRaw, configDir!);
   const file = path === undefined ? join(cwd, "dsh.jsonc") : resolve(cwd, path);
   const project = await readLayer(file, path === undefined, parsers);
   let applied = project ?? {};

@@ -32,6 +32,7 @@ export interface AgentCommand {
  *
  * @param workspace The workspace folder (absolute).
  * @param args The agent's arguments (`--config`, `--sessions-dir`, …).
+ * @param env Reads the environment (`HOME`, `XDG_CONFIG_HOME`: the user's config and trust). @default {Deno.env.get}
  * @returns The command, arguments and cwd.
  * @throws {SyntaxError} When the config file is invalid.
  *
@@ -44,9 +45,10 @@ export interface AgentCommand {
 export async function agentCommand(
   workspace: string,
   args: readonly string[],
+  env: (name: string) => string | undefined = Deno.env.get,
 ): Promise<AgentCommand> {
   const options = parseAgentArgs(args);
-  const { config, file } = await loadConfig(workspace, options.config);
+  const { config, file } = await loadConfig(workspace, options.config, { env });
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
@@ -57,7 +59,7 @@ export async function agentCommand(
     sessionsDir,
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
-      ...userConfigRead(),
+      ...userConfigRead(env),
       ...(options.script ? [resolve(workspace, options.script)] : []),
       ...plugins.readable,
     ],
@@ -82,9 +84,9 @@ export async function agentCommand(
 }
 
 /** The user's config folder (user-level dsh.jsonc, trust records): the agent reads it, never writes. */
-function userConfigRead(): string[] {
+function userConfigRead(env: (name: string) => string | undefined = Deno.env.get): string[] {
   try {
-    return [userConfigDir()];
+    return [userConfigDir(env)];
   } catch {
     return [];
   }
