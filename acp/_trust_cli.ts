@@ -51,10 +51,18 @@ export function trustCommandLine(folder: string): string {
  */
 export function trustNotice(trust: ConfigTrust | undefined): string | undefined {
   if (trust === undefined || trust.missing.length === 0) return undefined;
-  const shown = trust.missing.slice(0, 12).map((item) => `- ${item.label}`);
-  if (trust.missing.length > 12) shown.push(`- and ${trust.missing.length - 12} more`);
+  // After an earlier grant, the items it did not cover are the new ones.
+  const fresh = trust.missing.length < trust.asked.length
+    ? new Set(trust.missing.map((m) => m.key))
+    : new Set<string>();
+  const shown = trust.asked.slice(0, 16).map((item) =>
+    `- ${item.label}${fresh.has(item.key) ? " (new)" : ""}`
+  );
+  if (trust.asked.length > 16) shown.push(`- and ${trust.asked.length - 16} more`);
   return [
-    `This folder's config (${trust.file}) is not trusted, so dsh ignored what it asks for and runs on safe defaults:`,
+    `This folder's config (${trust.file}) is not trusted${
+      fresh.size > 0 ? " for what it asks now" : ""
+    }, so dsh ignored what it asks for and runs on safe defaults:`,
     ...shown,
     `If you trust this repository, run this in a terminal and restart the agent: ${
       trustCommandLine(trust.folder)
