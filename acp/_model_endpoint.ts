@@ -88,12 +88,57 @@ export function modelBaseUrl(config: AgentConfig, env: EnvReader = readEnv): str
   return value;
 }
 
+/** The path of `model.apiKeyFile` (`~/` expanded), or `undefined`. */
+export function apiKeyFilePath(config: AgentConfig, env: EnvReader = readEnv): string | undefined {
+  const file = config.model.apiKeyFile;
+  if (file === undefined) return undefined;
+  if (!file.startsWith("~/")) return file;
+  const home = env("HOME");
+  if (home === undefined) {
+    throw new TypeError(
+      `Cannot read the API key file ${
+        JSON.stringify(file)
+      }: HOME is not set (use an absolute path)`,
+    );
+  }
+  return `${home.replace(/\/+$/, "")}/${file.slice(2)}`;
+}
+
+/**
+ * The API key: `DEEPSEEK_API_KEY` when set, else the first line of `model.apiKeyFile`.
+ *
+ * @throws {Error} When the key file cannot be read or is empty.
+ */
+export function modelApiKey(config: AgentConfig, env: EnvReader = readEnv): string | undefined {
+  const fromEnv = env("DEEPSEEK_API_KEY");
+  if (fromEnv !== undefined) return fromEnv;
+  const path = apiKeyFilePath(config, env);
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    throw new Error(
+      `Cannot read the API key file ${JSON.stringify(path)} ("model.apiKeyFile"): ${
+        error instanceof Deno.errors.NotFound ? "the file does not exist" : (error as Error).message
+      }`,
+    );
+  }
+  const key = text.split("\n")[0]!.trim();
+  if (key === "") {
+    throw new Error(
+      `Cannot use the API key file ${JSON.stringify(path)} ("model.apiKeyFile"): it is empty`,
+    );
+  }
+  return key;
+}
+
 /** The DeepSeek adapter's options for this config and environment. */
 export function deepSeekOptions(
   config: AgentConfig,
   env: EnvReader = readEnv,
 ): DeepSeekAdapterOptions & { readonly model: string; readonly baseUrl: string } {
-  const apiKey = env("DEEPSEEK_API_KEY");
+  const apiKey = modelApiKey(config, env);
   const { thinking, reasoningEffort } = config.model;
   return {
     ...(apiKey === undefined ? {} : { apiKey }),

@@ -85,6 +85,10 @@ export function absolutePaths(raw: RawConfig, dir: string): RawConfig {
   }
   if (Array.isArray(raw.roots)) out.roots = strings(raw.roots).map(abs);
   if (typeof raw.sessionsDir === "string") out.sessionsDir = abs(raw.sessionsDir);
+  const model = rec(raw.model);
+  if (typeof model.apiKeyFile === "string" && !model.apiKeyFile.startsWith("~/")) {
+    out.model = { ...model, apiKeyFile: abs(model.apiKeyFile) };
+  }
   return out;
 }
 
@@ -129,7 +133,13 @@ function gateEnv(env: Rec, userEnv: Rec, asked: TrustItem[]): Rec | undefined {
 }
 
 function gateModel(model: Rec, userModel: Rec, asked: TrustItem[]): Rec {
-  const { baseUrl, ...kept } = model;
+  const { baseUrl, apiKeyFile, ...kept } = model;
+  if (typeof apiKeyFile === "string") {
+    asked.push({
+      key: `model.apiKeyFile:${apiKeyFile}`,
+      label: `reads the API key from ${apiKeyFile}`,
+    });
+  }
   const base = typeof userModel.baseUrl === "string" ? userModel.baseUrl : DEFAULT_BASE_URL;
   if (typeof baseUrl === "string" && baseUrl !== base) {
     asked.push({

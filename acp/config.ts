@@ -41,6 +41,8 @@ export interface ModelConfig {
   readonly thinking: "enabled" | "disabled";
   /** `reasoning_effort` in thinking mode; the API's default when unset. */
   readonly reasoningEffort?: "low" | "high" | "max";
+  /** A file holding the API key, used when `DEEPSEEK_API_KEY` is unset (`~/` is `$HOME`). */
+  readonly apiKeyFile?: string;
 }
 
 // One rule syntax (globs) for dsh.jsonc, the permission-gate example and tool masks.

@@ -12,7 +12,7 @@ import { permissionFlags } from "./permissions.ts";
 import { serveStartupError } from "./_startup_error.ts";
 import { denoCommand } from "./_deno_command.ts";
 import { relayAgent } from "./_relay.ts";
-import { modelBaseUrl } from "./_model_endpoint.ts";
+import { apiKeyFilePath, modelBaseUrl } from "./_model_endpoint.ts";
 import { pluginGrants } from "./_plugin_grants.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { userConfigDir } from "../core/user_dirs.ts";
@@ -52,6 +52,7 @@ export async function agentCommand(
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
+  const keyFile = apiKeyFilePath(config);
   const command = denoCommand();
   const plugins = await pluginGrants(config.plugins, base, command);
   const flags = permissionFlags(config, {
@@ -60,12 +61,14 @@ export async function agentCommand(
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
       ...userConfigRead(env),
+      ...(keyFile === undefined ? [] : [keyFile]),
       ...(options.script ? [resolve(workspace, options.script)] : []),
       ...plugins.readable,
     ],
     plugins: plugins.permissions,
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
-    useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")),
+    useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")) ||
+      (keyFile !== undefined && config.model.provider !== "demo"),
     modelBaseUrl: modelBaseUrl(config),
   });
   const main = new URL("./main.ts", import.meta.url);

@@ -239,8 +239,9 @@ async function serve(
     import("../registry/mod.ts"),
     import("./server.ts"),
   ]);
-  const deepSeek = startup.scripted === undefined &&
-    usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY"));
+  // A key file is read per session, so a missing one fails session/new with its message.
+  const keyed = config.model.apiKeyFile !== undefined ? "(file)" : Deno.env.get("DEEPSEEK_API_KEY");
+  const deepSeek = startup.scripted === undefined && usesDeepSeek(config, keyed);
   const { createAdapter, model } = await chooseModel(startup, deepSeek);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);

@@ -221,3 +221,32 @@ Deno.test("an untrusted repo's dsh.jsonc runs nothing and widens nothing until t
   equal(await exists(repo.pluginMark), true, less.stderr);
   ok(!less.text.includes("not trusted"));
 });
+
+Deno.test("the user-level config is trusted: its endpoint and key file apply with no project config", async () => {
+  await using dir = await tempDir("dsh_trust_");
+  await using model = loopbackModel();
+  const ws = join(dir.path, "project");
+  const configDir = join(dir.path, ".config", "dsh");
+  await Deno.mkdir(ws);
+  await Deno.mkdir(configDir, { recursive: true });
+  await Deno.writeTextFile(join(configDir, "deepseek.key"), "sk-from-file\n");
+  await Deno.writeTextFile(
+    join(configDir, "dsh.jsonc"),
+    JSON.stringify({ model: { baseUrl: model.baseUrl, apiKeyFile: "~/.config/dsh/deepseek.key" } }),
+  );
+  const repo: Repo = {
+    home: dir.path,
+    ws,
+    other: ws,
+    pluginMark: "",
+    mcpMark: "",
+    config: {},
+    trustFile: join(configDir, "trusted.json"),
+  };
+  const run = await runAgent(repo, {});
+  equal(model.seen.length, 1, run.stderr);
+  equal(model.seen[0]!.auth, "Bearer sk-from-file");
+  match(model.seen[0]!.body, /"content":"go"/);
+  match(run.text, /Hello\./);
+  ok(!run.text.includes("not trusted"));
+});
