@@ -53,8 +53,8 @@ Deno.test("permissionFlags() grants exactly the model endpoint's host:port", () 
     }).find((flag) => flag.startsWith("--allow-net="));
   equal(net(), "--allow-net=api.deepseek.com:443");
   equal(
-    net(undefined, '{"model": {"baseUrl": "http://proxy.local/v1"}}'),
-    "--allow-net=proxy.local:80",
+    net(undefined, '{"model": {"baseUrl": "http://localhost/v1"}}'),
+    "--allow-net=localhost:80",
   );
   // DEEPSEEK_BASE_URL (as launch.ts passes it) wins over model.baseUrl.
   equal(
