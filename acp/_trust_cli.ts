@@ -33,14 +33,17 @@ function quote(text: string): string {
  * The exact command that trusts `folder`: the compiled binary's own path, else `deno task` of
  * this checkout's deno.json.
  */
-export function trustCommandLine(folder: string): string {
+export function trustCommandLine(folder: string, file?: string): string {
   const exec = Deno.execPath();
-  if (!basename(exec).startsWith("deno")) return `${quote(exec)} trust ${quote(folder)}`;
+  const target = file === undefined || file === join(folder, "dsh.jsonc")
+    ? quote(folder)
+    : `${quote(folder)} --config ${quote(file)}`;
+  if (!basename(exec).startsWith("deno")) return `${quote(exec)} trust ${target}`;
   const config = new URL("../deno.json", import.meta.url);
   const task = config.protocol === "file:"
     ? `deno task --config ${quote(config.pathname)} agent`
     : "deno task agent";
-  return `${task} trust ${quote(folder)}`;
+  return `${task} trust ${target}`;
 }
 
 /**
@@ -65,7 +68,7 @@ export function trustNotice(trust: ConfigTrust | undefined): string | undefined 
     }, so dsh ignored what it asks for and runs on safe defaults:`,
     ...shown,
     `If you trust this repository, run this in a terminal and restart the agent: ${
-      trustCommandLine(trust.folder)
+      trustCommandLine(trust.folder, trust.file)
     }`,
   ].join("\n");
 }
@@ -74,8 +77,8 @@ export function trustNotice(trust: ConfigTrust | undefined): string | undefined 
 export function trustStderrLine(trust: ConfigTrust): string {
   return `[dsh] WARN trust: ${trust.file} is not trusted: ignored ${trust.missing.length} setting${
     trust.missing.length === 1 ? "" : "s"
-  } (${trust.missing.map((m) => m.key.split(":")[0]).join(", ")}); to grant: ${
-    trustCommandLine(trust.folder)
+  } (${[...new Set(trust.missing.map((m) => m.key.split(":")[0]))].join(", ")}); to grant: ${
+    trustCommandLine(trust.folder, trust.file)
   }\n`;
 }
 
