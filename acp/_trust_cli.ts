@@ -12,7 +12,8 @@ import type { ConfigTrust } from "./_config_layers.ts";
 import { recordTrust, revokeTrust, TRUST_FILE } from "./_trust_store.ts";
 
 /** `trust --help`. */
-export const TRUST_HELP = `Usage: deno task agent trust [folder] [--config <file>] [--revoke]
+export const TRUST_HELP =
+  `Usage: deno task agent trust [folder] [--config <file>] [--yes] [--revoke]
 
 Trusts a folder's dsh.jsonc: until you do, dsh ignores everything in it that runs code or widens
 access (plugins, MCP servers, the model endpoint, a weaker sandbox, roots, un-hidden paths, env
@@ -22,6 +23,7 @@ what it asks: a config that later asks for more is ignored again until you trust
 
   folder           the workspace (default: the current folder)
   --config <file>  the project config (default: <folder>/dsh.jsonc)
+  --yes, -y        record without asking (needed when stdin is not a terminal)
   --revoke         forget the folder's grant
 `;
 
@@ -82,6 +84,16 @@ export function trustStderrLine(trust: ConfigTrust): string {
   }\n`;
 }
 
+/** Asks on the terminal; without one the grant needs `--yes`. */
+function confirmed(): boolean {
+  if (!Deno.stdin.isTerminal()) {
+    throw new Error(
+      "Cannot trust without a confirmation: run the command in a terminal, or pass --yes",
+    );
+  }
+  return /^y(es)?$/i.test((prompt("Trust this folder for all of the above? [y/N]") ?? "").trim());
+}
+
 function print(text: string): void {
   Deno.stdout.writeSync(new TextEncoder().encode(text.endsWith("\n") ? text : `${text}\n`));
 }
@@ -100,6 +112,7 @@ export async function runTrust(args: readonly string[], cwd: string): Promise<nu
     options: {
       config: { type: "string" },
       revoke: { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
@@ -139,7 +152,11 @@ export async function runTrust(args: readonly string[], cwd: string): Promise<nu
   const lines = trust.asked.length === 0
     ? ["It asks for nothing that needs trust."]
     : ["It asks for:", ...trust.asked.map((item) => `  - ${item.label}`)];
-  print([`Trusting ${trust.folder} (config ${trust.file}).`, ...lines].join("\n"));
+  print([`Folder ${trust.folder}, config ${trust.file}.`, ...lines].join("\n"));
+  if (!values.yes && !confirmed()) {
+    print(`Not trusted: nothing was recorded.`);
+    return 1;
+  }
   const record = await recordTrust(trust.configDir, trust.folder, trust.file, trust.asked);
   print(
     `Recorded in ${store} (${record.digest}). Restart the agent to apply it; a change that asks for more asks again.`,

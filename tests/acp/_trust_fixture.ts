@@ -21,6 +21,7 @@ export async function trustFolder(
       "--allow-run=deno",
       LAUNCH,
       "trust",
+      "--yes",
       ...extra,
       folder,
     ],

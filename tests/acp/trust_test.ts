@@ -251,3 +251,24 @@ Deno.test("the user-level config is trusted: its endpoint and key file apply wit
   match(run.text, /Hello\./);
   ok(!run.text.includes("not trusted"));
 });
+
+Deno.test("the trust command needs the user's confirmation: without a terminal or --yes it records nothing", async () => {
+  await using dir = await tempDir("dsh_trust_");
+  const ws = join(dir.path, "repo");
+  await Deno.mkdir(ws);
+  await Deno.writeTextFile(join(ws, "dsh.jsonc"), '{ "plugins": ["./p.ts"] }');
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...TASK_FLAGS, LAUNCH.pathname, "trust", ws],
+    cwd: ws,
+    clearEnv: true,
+    env: plainEnv(dir.path),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  equal(code, 1, text);
+  match(text, /runs plugin \.\/p\.ts/);
+  match(text, /Cannot trust without a confirmation: run the command in a terminal, or pass --yes/);
+  equal(await exists(join(dir.path, ".config", "dsh", "trusted.json")), false);
+});
