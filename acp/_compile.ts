@@ -2,7 +2,8 @@
  * Private: `deno task compile`. Builds `dist/dsh-agent` with `deno compile` under the same
  * scoped profile as `deno task agent` (`acp/permissions.ts`), for one workspace folder chosen
  * at compile time: read and write for that folder (every project inside it), the sessions dir
- * and tmp, read for the user's config folder, and `--allow-net` exactly the host:port of the
+ * and tmp, the user's config folder (read, and written only by the binary's own `trust`
+ * subcommand: no second Deno can run it), and `--allow-net` exactly the host:port of the
  * model endpoint: `DEEPSEEK_BASE_URL` when set at compile time, else `model.baseUrl` of the
  * folder's trusted config, else `https://api.deepseek.com` (so `api.deepseek.com:443`).
  *
@@ -32,8 +33,14 @@ export interface CompileArgsOptions {
   readonly workspace: string;
   /** Where relative config paths resolve. @default {workspace} */
   readonly base?: string;
-  /** Files the binary only reads (its config, the user's config folder). @default {[]} */
+  /** Files the binary only reads (its config). @default {[]} */
   readonly readOnly?: readonly string[];
+  /**
+   * The user's config folder: read (user-level config, grants), and written by the binary's own
+   * `trust` subcommand only (a compiled binary cannot start a second Deno to do it; the fs tools
+   * are denied there and the sandbox hides it). @default {undefined}
+   */
+  readonly userConfigDir?: string;
   /** The temp directory. @default {"/tmp"} */
   readonly tmpDir?: string;
 }
@@ -54,11 +61,17 @@ export function compileFlags(options: CompileArgsOptions): string[] {
     modelBaseUrl: options.baseUrl,
     denoPath: "deno",
   });
-  return flags.map((flag) =>
-    flag.startsWith("--allow-run=")
-      ? `--allow-run=${[...new Set([...flag.slice(12).split(","), ...RUN])].join(",")}`
-      : flag
-  );
+  const add = (flag: string, name: string, extra: readonly string[]) =>
+    `--allow-${name}=${[
+      ...new Set([...flag.slice(`--allow-${name}=`.length).split(","), ...extra]),
+    ]}`;
+  const user = options.userConfigDir === undefined ? [] : [options.userConfigDir];
+  return flags.map((flag) => {
+    for (const [name, extra] of [["run", RUN], ["read", user], ["write", user]] as const) {
+      if (flag.startsWith(`--allow-${name}=`)) return add(flag, name, extra);
+    }
+    return flag;
+  });
 }
 
 /** The `deno compile` arguments (after the `deno` executable). */
@@ -73,11 +86,11 @@ export function compileArgs(options: CompileArgsOptions): string[] {
   ];
 }
 
-function userConfigRead(): string[] {
+function userConfigRead(): string | undefined {
   try {
-    return [userConfigDir()];
+    return userConfigDir();
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -92,6 +105,7 @@ if (import.meta.main) {
     strict: true,
   });
   const workspace = resolve(values.workspace ?? Deno.cwd());
+  const configDir = userConfigRead();
   const { config, file } = await loadConfig(workspace, values.config);
   const args = compileArgs({
     baseUrl: modelBaseUrl(config),
@@ -99,7 +113,8 @@ if (import.meta.main) {
     config,
     workspace,
     base: file === undefined ? workspace : dirname(file),
-    readOnly: [...(file === undefined ? [] : [file]), ...userConfigRead()],
+    readOnly: file === undefined ? [] : [file],
+    ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
   });
   const { code } = await new Deno.Command(Deno.execPath(), {

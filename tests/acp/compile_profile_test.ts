@@ -1,6 +1,7 @@
 /**
  * The compiled binary's profile (`deno task compile`) is the scoped read/write profile of
- * `deno task agent` for the folder it was compiled for, never bare `--allow-read`/`--allow-write`.
+ * `deno task agent` for the folder it was compiled for, never bare `--allow-read`/`--allow-write`,
+ * plus the user's config folder for its own `trust` subcommand.
  * `deno compile` needs the denort download, so the same entry point runs under `deno run` with
  * exactly the flags the binary would bake in.
  */
@@ -25,11 +26,16 @@ Deno.test("the compiled agent reads and writes only its workspace, sessions and 
     config: DEFAULT_CONFIG,
     workspace: ws,
     tmpDir: tmp,
+    userConfigDir: join(dir.path, "cfg", "dsh"),
   };
   const flags = compileFlags(options);
   const args = compileArgs(options);
   deepEqual(args.filter((a) => a === "--allow-read" || a === "--allow-write" || a === "-A"), []);
-  ok(args.includes(`--allow-write=${ws},${join(ws, ".dsh/sessions")},${tmp}`), args.join(" "));
+  const cfg = join(dir.path, "cfg", "dsh");
+  ok(
+    args.includes(`--allow-write=${ws},${join(ws, ".dsh/sessions")},${tmp},${cfg}`),
+    args.join(" "),
+  );
   const script = join(tmp, "script.json");
   const outside = join(dir.path, "outside.txt");
   await Deno.writeTextFile(
@@ -70,4 +76,34 @@ Deno.test("the compiled agent reads and writes only its workspace, sessions and 
   equal(await Deno.readTextFile(join(ws, "in.txt")), "in\n");
   equal(await Deno.stat(outside).then(() => true, () => false), false, results.join(" "));
   ok(results.includes("a:completed") && results.includes("b:failed"), results.join(" "));
+});
+
+Deno.test("the compiled agent's own trust subcommand records a grant under the same flags", async () => {
+  await using dir = await tempDir();
+  const ws = join(dir.path, "ws");
+  await Deno.mkdir(ws);
+  await Deno.writeTextFile(join(ws, "dsh.jsonc"), '{ "allowRun": ["git"] }');
+  const configDir = join(dir.path, ".config", "dsh");
+  const flags = compileFlags({
+    baseUrl: "https://api.deepseek.com",
+    output: "x",
+    config: DEFAULT_CONFIG,
+    workspace: ws,
+    tmpDir: dir.path,
+    userConfigDir: configDir,
+  });
+  const main = new URL("../../acp/main.ts", import.meta.url).pathname;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...flags, main, "trust", "--yes", ws],
+    cwd: ws,
+    clearEnv: true,
+    env: plainEnv(dir.path),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  equal(code, 0, text);
+  ok(text.includes("lets the agent run git"), text);
+  const record = JSON.parse(await Deno.readTextFile(join(configDir, "trusted.json")));
+  deepEqual(Object.keys(record.folders), [await Deno.realPath(ws)]);
 });
