@@ -7,7 +7,8 @@
 import { dirname, resolve } from "node:path";
 import type { ModelAdapter } from "../agent/mod.ts";
 import type { ToolsContext } from "../registry/mod.ts";
-import { type AgentConfig, loadConfig } from "./config.ts";
+import { type AgentConfig, type ConfigTrust, loadConfig } from "./config.ts";
+import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
 import type { AgentArgs } from "./main.ts";
@@ -19,6 +20,8 @@ export interface Startup {
   readonly config: AgentConfig;
   /** The config file, when one exists. */
   readonly configFile: string | undefined;
+  /** The project config's trust (`undefined` when no config lies inside the workspace). */
+  readonly trust: ConfigTrust | undefined;
   /** Where relative paths of the config resolve (its folder, else the cwd). */
   readonly base: string;
   /** The sessions directory (created). */
@@ -33,7 +36,7 @@ export interface Startup {
 
 /** Reads the config, creates the sessions directory and loads a `--script` model. */
 export async function readStartup(cwd: string, options: AgentArgs): Promise<Startup> {
-  const { config, file } = await loadConfig(cwd, options.config);
+  const { config, file, trust } = await loadConfig(cwd, options.config);
   const base = file === undefined ? cwd : dirname(resolve(file));
   // Checked for links (and created); the key that signs the logs is read once.
   const { sessions, logKey } = openSessionStore(cwd, base, config.sessionsDir, options.sessionsDir);
@@ -43,7 +46,7 @@ export async function readStartup(cwd: string, options: AgentArgs): Promise<Star
     const { loadScriptModel } = await import("./script_model.ts");
     scripted = await loadScriptModel(options.script);
   }
-  return { config, configFile: file, base, sessionsDir, sessions, logKey, scripted };
+  return { config, configFile: file, trust, base, sessionsDir, sessions, logKey, scripted };
 }
 
 /** The model of every session: scripted, DeepSeek (when `deepSeek`), the demo, or the no-key note. */
@@ -79,8 +82,9 @@ export async function chooseModel(
 export function loadTools(
   ctx: ToolsContext,
   startup: Startup,
-  { safety, model, logLevel, workspace }: {
+  { safety, model, logLevel, workspace, protectedPaths }: {
     readonly safety: SafetyState;
+    readonly protectedPaths: ProtectedPaths;
     readonly model: string;
     readonly logLevel: AgentArgs["logLevel"];
     readonly workspace: string;
@@ -93,6 +97,7 @@ export function loadTools(
       workspace,
       roots: config.roots.map((root) => resolve(base, root)),
       safety,
+      protectedPaths,
     })
   ).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");

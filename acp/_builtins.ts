@@ -16,6 +16,7 @@ import { jobsPlugin } from "../jobs/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
 import type { SafetyState } from "./_safety_config.ts";
+import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
 export interface LoadBuiltinsOptions {
@@ -27,6 +28,8 @@ export interface LoadBuiltinsOptions {
   readonly roots?: readonly string[];
   /** Filled in with what the sandbox probe found. */
   readonly safety?: SafetyState;
+  /** The files the agent trusts or executes: the sandbox binds them read-only, fs tools ask or deny. */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**
@@ -44,11 +47,15 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     workspace,
     roots: options.roots ?? [],
     ...(options.safety === undefined ? {} : { safety: options.safety }),
+    ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
   });
+  const protectedPaths = options.protectedPaths === undefined
+    ? {}
+    : { protectedPaths: options.protectedPaths };
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),
-    ctx.plugin(fsPlugin, {}),
+    ctx.plugin(fsPlugin, { ...protectedPaths }),
     ctx.plugin(readBeforeEditPlugin, {}),
     ctx.plugin(workspacePolicyPlugin, {}),
   ];

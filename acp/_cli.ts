@@ -16,6 +16,8 @@ An editor (Zed, …) starts this program and speaks JSON-RPC on its stdin/stdout
 Usage:
   deno task agent [options]          run under the profile computed from dsh.jsonc (recommended)
   deno run <flags> acp/main.ts [options]
+  deno task agent trust [folder]     trust a folder's dsh.jsonc (prints what it asks for;
+                                     --revoke forgets it, trust --help for more)
 
 Options:
   --config <file>        the configuration (default: ./dsh.jsonc if it exists)
@@ -34,8 +36,15 @@ Environment:
   DEEPSEEK_MODEL         override "model.model"
   DSH_LOG_LEVEL          the default --log-level
 
+Configuration: $XDG_CONFIG_HOME/dsh/dsh.jsonc (default ~/.config/dsh/dsh.jsonc) is yours and
+trusted; a project's ./dsh.jsonc merges on top of it. Until you trust the project folder (above),
+everything in its dsh.jsonc that runs code or widens access (plugins, mcpServers, model.baseUrl,
+model.apiKeyFile, a weaker sandbox, roots, "!" hiddenPaths, env include/set, allowRun, allow rules,
+sessionsDir) is ignored, and each session says what was ignored. A --config file outside the
+workspace is trusted (you named it).
+
 dsh.jsonc keys (JSON Schema: dsh.schema.json): model, toolMode, permissions, defaultDecision,
-sandbox, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, plugins.
+sandbox, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, plugins, tools.
 `;
 
 /** What the banner shows. */

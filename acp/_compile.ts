@@ -1,21 +1,25 @@
 /**
- * Private: `deno task compile`. Builds `dist/dsh-agent` with `deno compile` under the agent's
- * fixed permission profile, whose `--allow-net` is exactly the host:port of the model endpoint:
- * `DEEPSEEK_BASE_URL` when set at compile time, else `model.baseUrl` of `./dsh.jsonc`, else
- * `https://api.deepseek.com` (so `api.deepseek.com:443`).
+ * Private: `deno task compile`. Builds `dist/dsh-agent` with `deno compile` under the same
+ * scoped profile as `deno task agent` (`acp/permissions.ts`), for one workspace folder chosen
+ * at compile time: read and write for that folder (every project inside it), the sessions dir
+ * and tmp, the user's config folder (read, and written only by the binary's own `trust`
+ * subcommand: no second Deno can run it), and `--allow-net` exactly the host:port of the
+ * model endpoint: `DEEPSEEK_BASE_URL` when set at compile time, else `model.baseUrl` of the
+ * folder's trusted config, else `https://api.deepseek.com` (so `api.deepseek.com:443`).
  *
  * ```sh
- * deno task compile [--output dist/dsh-agent] [--config dsh.jsonc]
+ * deno task compile [--output dist/dsh-agent] [--workspace ~/code] [--config dsh.jsonc]
  * ```
  *
  * @module
  */
 import { parseArgs } from "node:util";
+import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
-import { envFlag } from "./permissions.ts";
+import { permissionFlags } from "./permissions.ts";
 import type { AgentConfig } from "./config.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
-import { netHost } from "../core/permission_hint.ts";
+import { userConfigDir } from "../core/user_dirs.ts";
 
 /** Options of {@linkcode compileArgs}. */
 export interface CompileArgsOptions {
@@ -23,12 +27,52 @@ export interface CompileArgsOptions {
   readonly baseUrl: string;
   /** The binary to write. */
   readonly output: string;
-  /** The config whose `env` policy decides the `--allow-env` flag. */
+  /** The (trusted) config whose `env`, `roots`, MCP servers and `allowRun` shape the profile. */
   readonly config: AgentConfig;
+  /** The folder the binary may read and write (absolute). */
+  readonly workspace: string;
+  /** Where relative config paths resolve. @default {workspace} */
+  readonly base?: string;
+  /** Files the binary only reads (its config). @default {[]} */
+  readonly readOnly?: readonly string[];
+  /**
+   * The user's config folder: read (user-level config, grants), and written by the binary's own
+   * `trust` subcommand only (a compiled binary cannot start a second Deno to do it; the fs tools
+   * are denied there and the sandbox hides it). @default {undefined}
+   */
+  readonly userConfigDir?: string;
+  /** The temp directory. @default {"/tmp"} */
+  readonly tmpDir?: string;
 }
 
-/** The commands the compiled agent may run (a compiled binary cannot derive them per workspace). */
-const RUN = ["bash", "sh", "setsid", "ps", "kill", "unshare", "setpriv", "bwrap", "deno", "node"];
+/** Commands the compiled agent may also run (no Deno executable is known at compile time). */
+const RUN = ["bwrap", "deno", "node"];
+
+/** The permission flags baked into the binary (the same as `deno task agent`'s for the folder). */
+export function compileFlags(options: CompileArgsOptions): string[] {
+  const { config, workspace } = options;
+  const base = options.base ?? workspace;
+  const flags = permissionFlags(config, {
+    roots: [workspace, ...config.roots.map((r) => resolve(base, r))],
+    sessionsDir: resolve(base, config.sessionsDir),
+    readOnly: options.readOnly ?? [],
+    tmpDir: options.tmpDir ?? "/tmp",
+    useDeepSeek: true,
+    modelBaseUrl: options.baseUrl,
+    denoPath: "deno",
+  });
+  const add = (flag: string, name: string, extra: readonly string[]) =>
+    `--allow-${name}=${[
+      ...new Set([...flag.slice(`--allow-${name}=`.length).split(","), ...extra]),
+    ]}`;
+  const user = options.userConfigDir === undefined ? [] : [options.userConfigDir];
+  return flags.map((flag) => {
+    for (const [name, extra] of [["run", RUN], ["read", user], ["write", user]] as const) {
+      if (flag.startsWith(`--allow-${name}=`)) return add(flag, name, extra);
+    }
+    return flag;
+  });
+}
 
 /** The `deno compile` arguments (after the `deno` executable). */
 export function compileArgs(options: CompileArgsOptions): string[] {
@@ -37,26 +81,41 @@ export function compileArgs(options: CompileArgsOptions): string[] {
     "compile",
     "--output",
     options.output,
-    "--allow-read",
-    "--allow-write",
-    envFlag(options.config),
-    `--allow-run=${RUN.join(",")}`,
-    `--allow-net=${netHost(options.baseUrl)}`,
+    ...compileFlags(options),
     main.protocol === "file:" ? main.pathname : main.href,
   ];
+}
+
+function userConfigRead(): string | undefined {
+  try {
+    return userConfigDir();
+  } catch {
+    return undefined;
+  }
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { output: { type: "string" }, config: { type: "string" } },
+    options: {
+      output: { type: "string" },
+      config: { type: "string" },
+      workspace: { type: "string" },
+    },
     strict: true,
   });
-  const { config } = await loadConfig(Deno.cwd(), values.config);
+  const workspace = resolve(values.workspace ?? Deno.cwd());
+  const configDir = userConfigRead();
+  const { config, file } = await loadConfig(workspace, values.config);
   const args = compileArgs({
     baseUrl: modelBaseUrl(config),
     output: values.output ?? "dist/dsh-agent",
     config,
+    workspace,
+    base: file === undefined ? workspace : dirname(file),
+    readOnly: file === undefined ? [] : [file],
+    ...(configDir === undefined ? {} : { userConfigDir: configDir }),
+    tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
   });
   const { code } = await new Deno.Command(Deno.execPath(), {
     args,

@@ -200,6 +200,10 @@ const CONFIG_FIELDS = {
     reasoningEffort: optional(
       enumField(["low", "high", "max"], "high", "reasoning_effort in thinking mode."),
     ),
+    apiKeyFile: optional(textField(
+      "",
+      'A file holding the API key (absolute, "~/" or relative to this config), used when DEEPSEEK_API_KEY is unset; keep it in the user-level config folder (~/.config/dsh), which tools cannot reach.',
+    )),
   }, "Model settings."),
   toolMode: enumField(
     ["native", "code", "both"],

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
@@ -19,9 +18,13 @@ import {
 } from "../tools/permission_rules.ts";
 import type { ToolFilter } from "../tools/tool_filter.ts";
 import { CONFIG_FIELD } from "./_config_table.ts";
+import { type ConfigTrust, loadLayers } from "./_config_layers.ts";
+import { checkModelEndpoint } from "./_model_endpoint.ts";
 
 export type { ConfigSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
+export type { ConfigTrust } from "./_config_layers.ts";
+export type { TrustItem } from "./_trust.ts";
 
 /** Which model the agent talks to. `auto` means DeepSeek when a key is set, else a note on how to set it; `demo` is the scripted tour. */
 export type ModelProvider = "auto" | "deepseek" | "demo";
@@ -38,6 +41,8 @@ export interface ModelConfig {
   readonly thinking: "enabled" | "disabled";
   /** `reasoning_effort` in thinking mode; the API's default when unset. */
   readonly reasoningEffort?: "low" | "high" | "max";
+  /** A file holding the API key, used when `DEEPSEEK_API_KEY` is unset (`~/` is `$HOME`). */
+  readonly apiKeyFile?: string;
 }
 
 // One rule syntax (globs) for dsh.jsonc, the permission-gate example and tool masks.
@@ -117,6 +122,7 @@ function parseValue(raw: unknown, source: string): AgentConfig {
     "(top level)",
     (message) => fail(source, message),
   );
+  checkModelEndpoint(config.model.baseUrl, source);
   return config;
 }
 
@@ -160,6 +166,18 @@ export function configJsonSchema(): ConfigSchema {
  * ```
  */
 export function parseConfig(text: string, source: string): AgentConfig {
+  return parseValue(parseRawConfig(text, source), source);
+}
+
+/**
+ * Parses JSONC text to its raw value (syntax only; {@linkcode parseConfig} also validates).
+ *
+ * @param text The file text.
+ * @param source The file name used in error messages.
+ * @returns The raw object (`{}` for a blank file).
+ * @throws {SyntaxError} On a parse error (with line and column).
+ */
+function parseRawConfig(text: string, source: string): Record<string, unknown> {
   const errors: ParseError[] = [];
   const raw: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -174,7 +192,7 @@ export function parseConfig(text: string, source: string): AgentConfig {
       }`,
     );
   }
-  return parseValue(raw ?? {}, source);
+  return (raw ?? {}) as Record<string, unknown>;
 }
 
 const matchers = new WeakMap<readonly PermissionRule[], PermissionMatcher>();
@@ -215,35 +233,50 @@ export function decide(
   };
 }
 
+/** What {@linkcode loadConfig} read. */
+export interface LoadedConfig {
+  /** The configuration that applies (user-level, then the project's, subject to trust). */
+  readonly config: AgentConfig;
+  /** The project's (or `--config`) file, when one exists. */
+  readonly file?: string;
+  /** The user-level config file (`~/.config/dsh/dsh.jsonc`), when it exists. */
+  readonly userFile?: string;
+  /** The workspace trust of a project config (`undefined` when none is inside the workspace). */
+  readonly trust?: ConfigTrust;
+}
+
+/** Options of {@linkcode loadConfig}. */
+export interface LoadConfigOptions {
+  /** Reads the environment (`XDG_CONFIG_HOME`, `HOME`). @default {Deno.env.get} */
+  readonly env?: (name: string) => string | undefined;
+}
+
 /**
- * Reads the configuration: `path` when given, else `dsh.jsonc` in `cwd` when it exists, else defaults.
+ * Reads the configuration: the user-level `dsh.jsonc` in the user's config folder (trusted),
+ * with the project's on top: `path` when given, else `dsh.jsonc` in `cwd` when it exists. A
+ * project config inside `cwd` gives no authority until the user trusts the folder (see
+ * `trust` in the README): until then what it asks for is left out and listed in `trust`.
  *
- * @param cwd The directory to look in.
+ * @param cwd The workspace.
  * @param path An explicit config path (`--config`).
- * @returns The configuration and the file it came from (`undefined` for defaults).
+ * @param options Where the environment comes from.
+ * @returns The configuration, the files it came from and the project's trust.
  * @throws {Deno.errors.NotFound} When an explicit `path` does not exist.
- * @throws {SyntaxError} When the file is invalid.
+ * @throws {SyntaxError} When a file is invalid.
  *
  * @example Usage
  * ```ts ignore
  * import { loadConfig } from "./config.ts";
- * const { config, file } = await loadConfig(Deno.cwd());
+ * const { config, file, trust } = await loadConfig(Deno.cwd());
  * ```
  */
-export async function loadConfig(
+export function loadConfig(
   cwd: string,
   path?: string,
-): Promise<{ readonly config: AgentConfig; readonly file?: string }> {
-  const file = path === undefined ? join(cwd, "dsh.jsonc") : resolve(cwd, path);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      if (path === undefined) return { config: DEFAULT_CONFIG };
-      throw new Deno.errors.NotFound(`Cannot read config "${file}": the file does not exist`);
-    }
-    throw error;
-  }
-  return { config: parseConfig(text, file), file };
+  options: LoadConfigOptions = {},
+): Promise<LoadedConfig> {
+  return loadLayers(cwd, path, options.env ?? Deno.env.get, {
+    parseRaw: parseRawConfig,
+    parseValue,
+  });
 }

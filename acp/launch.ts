@@ -12,11 +12,12 @@ import { permissionFlags } from "./permissions.ts";
 import { serveStartupError } from "./_startup_error.ts";
 import { denoCommand } from "./_deno_command.ts";
 import { relayAgent } from "./_relay.ts";
-import { modelBaseUrl } from "./_model_endpoint.ts";
+import { apiKeyFilePath, modelBaseUrl } from "./_model_endpoint.ts";
 import { pluginGrants } from "./_plugin_grants.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { sessionsLocation } from "./_session_dir.ts";
 import { agentSpawn } from "./_agent_spawn.ts";
+import { userConfigDir } from "../core/user_dirs.ts";
 
 /** What {@linkcode agentCommand} computed. */
 export interface AgentCommand {
@@ -33,6 +34,7 @@ export interface AgentCommand {
  *
  * @param workspace The workspace folder (absolute).
  * @param args The agent's arguments (`--config`, `--sessions-dir`, …).
+ * @param env Reads the environment (`HOME`, `XDG_CONFIG_HOME`: the user's config and trust). @default {Deno.env.get}
  * @returns The command, arguments and cwd.
  * @throws {SyntaxError} When the config file is invalid.
  *
@@ -45,13 +47,15 @@ export interface AgentCommand {
 export async function agentCommand(
   workspace: string,
   args: readonly string[],
+  env: (name: string) => string | undefined = Deno.env.get,
 ): Promise<AgentCommand> {
   const options = parseAgentArgs(args);
-  const { config, file } = await loadConfig(workspace, options.config);
+  const { config, file } = await loadConfig(workspace, options.config, { env });
   const base = file === undefined ? workspace : dirname(resolve(workspace, file));
   const sessionsDir =
     sessionsLocation(workspace, base, config.sessionsDir, options.sessionsDir).dir;
   const roots = [workspace, ...config.roots.map((r) => resolve(base, r))];
+  const keyFile = apiKeyFilePath(config);
   const command = denoCommand();
   const plugins = await pluginGrants(config.plugins, base, command);
   const flags = permissionFlags(config, {
@@ -59,12 +63,15 @@ export async function agentCommand(
     sessionsDir,
     readOnly: [
       ...(file === undefined ? [] : [resolve(workspace, file)]),
+      ...userConfigRead(env),
+      ...(keyFile === undefined ? [] : [keyFile]),
       ...(options.script ? [resolve(workspace, options.script)] : []),
       ...plugins.readable,
     ],
     plugins: plugins.permissions,
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
-    useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")),
+    useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")) ||
+      (keyFile !== undefined && config.model.provider !== "demo"),
     modelBaseUrl: modelBaseUrl(config),
   });
   const main = new URL("./main.ts", import.meta.url);
@@ -80,6 +87,52 @@ export async function agentCommand(
     ],
     cwd: workspace,
   };
+}
+
+/** The user's config folder (user-level dsh.jsonc, trust records): the agent reads it, never writes. */
+function userConfigRead(env: (name: string) => string | undefined = Deno.env.get): string[] {
+  try {
+    return [userConfigDir(env)];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * `trust [folder]`: runs the agent's trust subcommand in a Deno whose only write is the user's
+ * config folder (the launcher itself writes nothing).
+ */
+async function trust(workspace: string, args: readonly string[]): Promise<number> {
+  const [configDir] = userConfigRead();
+  if (configDir === undefined) {
+    Deno.stderr.writeSync(
+      new TextEncoder().encode(
+        "[dsh] ERROR trust: set HOME (or XDG_CONFIG_HOME) to record the grant\n",
+      ),
+    );
+    return 1;
+  }
+  const main = new URL("./main.ts", import.meta.url);
+  const named = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "--config");
+  const rest = named === undefined ? [...args, workspace] : [...args];
+  const { code } = await new Deno.Command(denoCommand(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-read",
+      `--allow-write=${configDir}`,
+      "--allow-env",
+      main.protocol === "file:" ? main.pathname : main.href,
+      "trust",
+      ...rest,
+    ],
+    cwd: workspace,
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn().status;
+  return code;
 }
 
 const FORWARDED = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
@@ -165,7 +218,10 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
 }
 
 if (import.meta.main) {
-  if (Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
+  if (
+    Deno.args[0] !== "trust" &&
+    Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))
+  ) {
     // Print without reading the config (it may be the thing that is broken).
     const text = Deno.args.some((a) => a === "-h" || a === "--help")
       ? AGENT_HELP
@@ -173,5 +229,10 @@ if (import.meta.main) {
     Deno.stdout.writeSync(new TextEncoder().encode(text));
     Deno.exit(0);
   }
-  Deno.exit(await launch(Deno.env.get("INIT_CWD") ?? Deno.cwd(), Deno.args));
+  const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  Deno.exit(
+    Deno.args[0] === "trust"
+      ? await trust(workspace, Deno.args.slice(1))
+      : await launch(workspace, Deno.args),
+  );
 }

@@ -15,6 +15,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { resolve } from "node:path";
 import type { LogLevel } from "../core/mod.ts";
 import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
 import type { ToolExecution } from "../tools/mod.ts";
@@ -180,6 +181,8 @@ function permissionGate(config: AgentConfig, safety: SafetyState) {
  * ```
  */
 export async function main(args: readonly string[]): Promise<number> {
+  // `trust [folder]`: the user grants a folder's config in a terminal (see acp/_trust_cli.ts).
+  if (args[0] === "trust") return await trustSubcommand(args.slice(1));
   // A bad flag, config or script must reach the editor as an error, not as a silent exit.
   let startupError: unknown;
   let options: AgentArgs = { flushMs: 50, logLevel: "info" };
@@ -219,6 +222,16 @@ export async function main(args: readonly string[]): Promise<number> {
   });
 }
 
+async function trustSubcommand(args: readonly string[]): Promise<number> {
+  const { runTrust } = await import("./_trust_cli.ts");
+  try {
+    return await runTrust(args, Deno.cwd());
+  } catch (error) {
+    Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] ERROR trust: ${errorMessage(error)}\n`));
+    return 1;
+  }
+}
+
 /** Builds the harness and serves ACP until stdin closes or a stop is requested. */
 async function serve(
   startup: Startup,
@@ -231,16 +244,30 @@ async function serve(
     import("../registry/mod.ts"),
     import("./server.ts"),
   ]);
-  const deepSeek = startup.scripted === undefined && usesDeepSeek(config, apiKey);
+  // A key file is read per session, so a missing one fails session/new with its message.
+  const keyed = apiKey ?? (config.model.apiKeyFile !== undefined ? "(file)" : undefined);
+  const deepSeek = startup.scripted === undefined && usesDeepSeek(config, keyed);
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
+  const workspace = Deno.cwd();
+  const { agentProtectedPaths, protectedWriteGate } = await import("./_trust_guard.ts");
+  const protectedPaths = agentProtectedPaths({
+    roots: [workspace, ...config.roots.map((root) => resolve(startup.base, root))],
+    configFile: startup.configFile,
+  });
+  const { trustNotice, trustStderrLine } = await import("./_trust_cli.ts");
+  const trustText = trustNotice(startup.trust);
+  if (trustText !== undefined) {
+    Deno.stderr.writeSync(new TextEncoder().encode(trustStderrLine(startup.trust!)));
+  }
   // A signal, the end of stdin or the parent's exit stops every job's process tree in time.
   const lifetime = watchLifetime();
   let reason: StopReason = "stdin closed";
   try {
+    ctx.on("tools/pre-execute", protectedWriteGate(protectedPaths, workspace));
     ctx.on("tools/pre-execute", permissionGate(config, safety));
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
@@ -248,7 +275,8 @@ async function serve(
       safety,
       model,
       logLevel: options.logLevel,
-      workspace: Deno.cwd(),
+      workspace,
+      protectedPaths,
     });
     const { input, initialized } = await connect();
     const server = createAcpServer(ctx, {
@@ -260,7 +288,9 @@ async function serve(
       verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
-      notice: () => safety.notice,
+      // The trust notice and the missing-sandbox notice, once per session at its first prompt.
+      notice: () =>
+        [trustText, safety.notice].filter((t) => t !== undefined).join("\n\n") || undefined,
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);

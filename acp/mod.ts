@@ -64,11 +64,15 @@ export type { AgentInfo, InitializeRequestWire, InitializeResponseWire } from ".
 export { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "./config.ts";
 export type {
   AgentConfig,
+  ConfigTrust,
+  LoadConfigOptions,
+  LoadedConfig,
   ModelConfig,
   ModelProvider,
   PermissionRule,
   RuleDecision,
   SandboxSetting,
+  TrustItem,
 } from "./config.ts";
 export { AGENT_ENV_VARS, envFlag, permissionFlags } from "./permissions.ts";
 export type { PermissionFlagsOptions } from "./permissions.ts";

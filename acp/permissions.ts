@@ -55,7 +55,8 @@ export const AGENT_ENV_VARS: readonly string[] = [
   "NODE_V8_COVERAGE",
   // Masked inside the sandbox (host sockets live there).
   "XDG_RUNTIME_DIR",
-  // The user state dir: session logs and the key that signs them.
+  // The user's dsh folders (user-level config, trust records, state).
+  "XDG_CONFIG_HOME",
   "XDG_STATE_HOME",
 ];
 

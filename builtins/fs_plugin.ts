@@ -8,6 +8,7 @@ import type { Context } from "../core/context.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { LocalExecutor } from "./executor.ts";
 import type { Executor } from "./executor.ts";
+import type { ProtectedPaths } from "./protected_paths.ts";
 import { createEditTool } from "./fs_edit.ts";
 import { createReadTool, type FsObservation } from "./fs_read.ts";
 import { createWriteTool } from "./fs_write.ts";
@@ -21,6 +22,8 @@ export interface FsPluginConfig {
   readonly executor?: Executor;
   /** Base of relative paths when a call has no agent. @default {Deno.cwd()} */
   readonly cwd?: string;
+  /** The files the agent trusts or executes: a write to one asks (or is denied), naming why. */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**

@@ -22,6 +22,7 @@ import { HarnessError } from "../core/errors.ts";
 import { describeRunError } from "./_fs_errors.ts";
 import { isInside } from "./_paths.ts";
 import { type Executor, LocalExecutor, type LocalExecutorOptions } from "./executor.ts";
+import type { ProtectedPaths } from "./protected_paths.ts";
 import {
   bwrapArgs,
   type BwrapProfile,
@@ -338,6 +339,8 @@ export interface CreateExecutorOptions extends LocalExecutorOptions {
   readonly hiddenPaths?: readonly string[];
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
+  /** The files the agent trusts or executes, bound read-only inside the sandbox. */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**

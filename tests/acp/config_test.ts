@@ -171,7 +171,7 @@ Deno.test("parseConfig() reads the model section: deepseek-flash by default, thi
   );
   rejectsConfig(
     '{"model": {"reasoning_effort": "high"}}',
-    'unknown key "model.reasoning_effort": expected one of provider, model, baseUrl, thinking, reasoningEffort',
+    'unknown key "model.reasoning_effort": expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
   );
 });
 
@@ -220,7 +220,7 @@ Deno.test("decide() matches tool prefixes ending in *", () => {
 Deno.test("parseConfig() rejects unknown nested keys and bad plugin specifiers", () => {
   rejectsConfig(
     '{"model": {"modle": "x"}}',
-    'unknown key "model.modle": expected one of provider, model, baseUrl, thinking, reasoningEffort',
+    'unknown key "model.modle": expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
   );
   rejectsConfig(
     '{"permissions": [{"tool": "bash", "decison": "deny"}]}',

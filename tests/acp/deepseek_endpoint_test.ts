@@ -100,6 +100,8 @@ Deno.test("the compile task's flags run the agent against DEEPSEEK_BASE_URL (den
     baseUrl: server.baseUrl,
     output: join(dir.path, "dsh-agent"),
     config: DEFAULT_CONFIG,
+    workspace: ws,
+    tmpDir: dir.path,
   });
   const port = new URL(server.baseUrl).port;
   ok(args.includes(`--allow-net=127.0.0.1:${port}`), args.join(" "));
@@ -147,6 +149,8 @@ Deno.test("a profile without the endpoint fails at once and names the setting th
     baseUrl: "https://api.deepseek.com",
     output: "x",
     config: DEFAULT_CONFIG,
+    workspace: ws,
+    tmpDir: dir.path,
   });
   const updates: SessionUpdate[] = [];
   const app = client({ name: "denied" }).onNotification("session/update", ({ params }) => {
@@ -202,7 +206,7 @@ Deno.test("launch.ts reports a DEEPSEEK_BASE_URL that is not an http URL on sess
     await rejects(() => a.request("session/new", { cwd: dir.path, mcpServers: [] }), {
       code: -32603,
       message:
-        'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "localhost:8080"',
+        'Cannot start the agent as DEEPSEEK_BASE_URL must be an https URL, or http on loopback (localhost, 127.0.0.0/8, ::1), since it receives the API key and the conversation: current value is "localhost:8080"',
     });
   } finally {
     status = await agent.close();

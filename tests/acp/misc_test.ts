@@ -8,6 +8,7 @@ import { createDemoModel } from "../../acp/demo_model.ts";
 import { agentCommand } from "../../acp/launch.ts";
 import type { ModelMessage, StreamChunk } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";
+import { trustFolder } from "./_trust_fixture.ts";
 
 Deno.test("initializeResponse() speaks the SDK's protocol version and advertises loadSession", () => {
   equal(ACP_PROTOCOL_VERSION, PROTOCOL_VERSION);
@@ -110,7 +111,12 @@ Deno.test("agentCommand() runs main.ts under the derived profile in the workspac
     `${dir.path}/dsh.jsonc`,
     '{ "sessionsDir": "logs", "model": { "provider": "demo" } }',
   );
-  const { args, cwd } = await agentCommand(dir.path, ["--log-level", "warn"]);
+  // sessionsDir needs the folder's trust (HOME is the temp dir): untrusted, logs stay in .dsh.
+  const home = (name: string) => name === "HOME" ? dir.path : undefined;
+  const untrusted = await agentCommand(dir.path, [], home);
+  ok(untrusted.args.some((a) => a.startsWith("--allow-write=") && a.includes(".dsh/sessions")));
+  await trustFolder(dir.path, dir.path);
+  const { args, cwd } = await agentCommand(dir.path, ["--log-level", "warn"], home);
   equal(cwd, dir.path);
   equal(args[0], "run");
   ok(!args.includes("-A") && !args.includes("--allow-all"));

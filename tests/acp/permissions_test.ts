@@ -55,8 +55,8 @@ Deno.test("permissionFlags() grants exactly the model endpoint's host:port", () 
     }).find((flag) => flag.startsWith("--allow-net="));
   equal(net(), "--allow-net=api.deepseek.com:443");
   equal(
-    net(undefined, '{"model": {"baseUrl": "http://proxy.local/v1"}}'),
-    "--allow-net=proxy.local:80",
+    net(undefined, '{"model": {"baseUrl": "http://localhost/v1"}}'),
+    "--allow-net=localhost:80",
   );
   // DEEPSEEK_BASE_URL (as launch.ts passes it) wins over model.baseUrl.
   equal(
@@ -92,7 +92,7 @@ Deno.test("modelBaseUrl() and deepSeekOptions() read DEEPSEEK_BASE_URL and DEEPS
   throws(() => modelBaseUrl(config, env({ DEEPSEEK_BASE_URL: "127.0.0.1:9" })), {
     name: "TypeError",
     message:
-      'Cannot start the agent as DEEPSEEK_BASE_URL must be an http or https URL: current value is "127.0.0.1:9"',
+      'Cannot start the agent as DEEPSEEK_BASE_URL must be an https URL, or http on loopback (localhost, 127.0.0.0/8, ::1), since it receives the API key and the conversation: current value is "127.0.0.1:9"',
   });
 });
 

@@ -6,6 +6,7 @@ import { agentCommand } from "../../acp/launch.ts";
 import { probePluginPermissions, resolvePlugins } from "../../acp/plugin_permissions.ts";
 import { tempDir } from "../_helpers.ts";
 import { plainEnv } from "./_snapshot.ts";
+import { trustFolder } from "./_trust_fixture.ts";
 
 /** The user's tool, as a plugin file that imports the package by name. */
 function wordCount(version: string, extra = ""): string {
@@ -97,6 +98,8 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
       plugins: ["./tools/word_count.ts"],
     }),
   );
+  // The plugin and the endpoint need the user's trust (HOME is the temp dir).
+  await trustFolder(ws, dir.path);
   const updates: SessionUpdate[] = [];
   const app = client({ name: "plugins" }).onNotification("session/update", ({ params }) => {
     updates.push(params.update);
@@ -193,7 +196,12 @@ Deno.test("agentCommand() grants what the listed plugins declare, and nothing fo
     // inherit "core": the agent's --allow-env is a named list, so GH_TOKEN must be added to it.
     JSON.stringify({ plugins: ["./tools/gh.ts", "./tools/greedy.ts"], env: { inherit: "core" } }),
   );
-  const { args } = await agentCommand(dir.path, []);
+  await trustFolder(dir.path, dir.path);
+  const { args } = await agentCommand(
+    dir.path,
+    [],
+    (name) => name === "HOME" ? dir.path : undefined,
+  );
   const flag = (name: string) => args.find((a) => a.startsWith(`--allow-${name}=`)) ?? "";
   ok(flag("net").split(/[=,]/).includes("api.github.com"), flag("net"));
   ok(!flag("net").includes("evil.example"));
