@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
 import { permissionFlags } from "./permissions.ts";
+import { sessionsLocation } from "./_session_dir.ts";
 import type { AgentConfig } from "./config.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
 import { userConfigDir } from "../core/user_dirs.ts";
@@ -54,7 +55,7 @@ export function compileFlags(options: CompileArgsOptions): string[] {
   const base = options.base ?? workspace;
   const flags = permissionFlags(config, {
     roots: [workspace, ...config.roots.map((r) => resolve(base, r))],
-    sessionsDir: resolve(base, config.sessionsDir),
+    sessionsDir: sessionsLocation(workspace, base, config.sessionsDir, undefined).dir,
     readOnly: options.readOnly ?? [],
     tmpDir: options.tmpDir ?? "/tmp",
     useDeepSeek: true,
