@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { compileArgs, compileFlags } from "../../acp/_compile.ts";
 import { DEFAULT_CONFIG } from "../../acp/config.ts";
+import { defaultSessionsDir } from "../../acp/_session_dir.ts";
+import { sessionKeyDir } from "../../agent/session_key.ts";
 import { tempDir } from "../_helpers.ts";
 import { plainEnv } from "./_snapshot.ts";
 
@@ -33,7 +35,9 @@ Deno.test("the compiled agent reads and writes only its workspace, sessions and 
   deepEqual(args.filter((a) => a === "--allow-read" || a === "--allow-write" || a === "-A"), []);
   const cfg = join(dir.path, "cfg", "dsh");
   ok(
-    args.includes(`--allow-write=${ws},${join(ws, ".dsh/sessions")},${tmp},${cfg}`),
+    args.includes(
+      `--allow-write=${ws},${defaultSessionsDir(ws)},${sessionKeyDir()},${tmp},${cfg}`,
+    ),
     args.join(" "),
   );
   const script = join(tmp, "script.json");
