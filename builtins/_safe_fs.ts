@@ -1,0 +1,407 @@
+/**
+ * Race-checked file access for the fs tools (private to builtins/): the tool decides on the
+ * object it opens and reads or writes only through that handle.
+ *
+ * The threat: a background job (sandboxed bash can write the workspace) swaps a folder or a
+ * symlink on the way to a file while a tool runs, so that a path judged "inside" at the policy
+ * check reaches a file outside (or a hidden key) at the open.
+ *
+ * What Deno 2.9 offers, and what it does not: `Deno.open` takes `read`, `write`, `append`,
+ * `truncate`, `create`, `createNew` (`O_CREAT|O_EXCL`, which never follows a final symlink) and
+ * `mode`; `FsFile` has `stat()` (with `dev` and `ino`), `read`, `write`, `seek`, `truncate`.
+ * There is no `O_NOFOLLOW`, no `O_DIRECTORY`, no `openat`/directory handles and no fd number
+ * (`/proc/self/fd` needs `--allow-all`). `node:fs` passes `O_NOFOLLOW` through only under
+ * `--allow-all`: with scoped permissions (the agent's profile) Deno resolves the path itself and
+ * the flag is lost. So every check is a path lookup; the scheme below binds them to one inode.
+ *
+ * The scheme, for every local read and write:
+ * 1. Resolve once: {@linkcode resolveFsTarget} follows every symlink ({@linkcode resolveTarget})
+ *    to the real path. Policies judge that path; the tool asks them again about the real path it
+ *    is about to open (`fs/target`), so a call judged on another path fails before any I/O.
+ * 2. Record the identity (`dev`, `ino`) of every folder on the real path; each must be a real
+ *    folder, not a symlink.
+ * 3. Open the real path (a new file with `createNew` in a folder verified the same way; missing
+ *    folders are made one at a time and checked).
+ * 4. Verify the opened object: `FsFile.stat()` must equal `Deno.lstat(real)` (same dev and ino,
+ *    not a symlink), then every folder on the path must still be the same real folder, then the
+ *    file's lstat is compared once more. A swapped-in symlink or folder at the open makes the
+ *    handle's inode differ from what the path names now (or the folders differ): the call fails
+ *    with `FS_CHANGED` and reads or writes nothing through the handle.
+ * 5. Read, truncate and write only through the verified handle (an overwrite is in place, so no
+ *    rename through an unverified folder is needed).
+ *
+ * What remains: the checks are separate lookups, so an attacker who flips a folder of the path to
+ * a symlink exactly at the open, keeps it flipped for the file's lstat and flips it back for the
+ * folder check (and again for the second lstat) would pass; that is four synchronized flips
+ * within microseconds for each try, and a failed try is reported, not silent. A lost race on a
+ * create can leave an empty file where the swapped path pointed (never any content). Symlinks
+ * inside the workspace that point inside stay usable: they are resolved, not refused.
+ *
+ * @module
+ */
+import { HarnessError } from "../core/errors.ts";
+import { describeFsError, type FsOperation } from "./_fs_errors.ts";
+import { resolveTarget } from "./_paths.ts";
+import type { ToolExecution } from "../tools/definition.ts";
+import type { FsTarget } from "./fs_read.ts";
+
+export type { FsTarget };
+
+/** A verified open file. */
+export interface OpenedFile {
+  /** The handle: read and write only through it. */
+  readonly file: Deno.FsFile;
+  /** Its `stat()` at the open. */
+  readonly info: Deno.FileInfo;
+  /** True when this open created the file. */
+  readonly created: boolean;
+}
+
+type Chain = readonly (Deno.FileInfo | undefined)[];
+
+/**
+ * The error of a path that changed during the call.
+ *
+ * @param operation What was attempted.
+ * @param path The path the call named.
+ * @param detail What changed.
+ * @returns A `FS_CHANGED` HarnessError.
+ */
+export function fsChanged(operation: FsOperation, path: string, detail: string): HarnessError {
+  const done = operation === "read" ? "nothing was read" : "nothing was written";
+  return new HarnessError(
+    "FS_CHANGED",
+    `Cannot ${operation} "${path}": the path changed during the call (${detail}); ${done}. ` +
+      `A folder or symlink on the way was replaced while the tool ran: check the path and try again`,
+  );
+}
+
+/**
+ * Resolves the call's path once (see the module comment).
+ *
+ * @param operation What the call does (for the error).
+ * @param path An absolute, lexically normalized path.
+ * @returns The target.
+ * @throws {HarnessError} `FS_ERROR` when the path cannot be resolved (a symlink loop).
+ */
+export async function resolveFsTarget(operation: FsOperation, path: string): Promise<FsTarget> {
+  const real = await resolveTarget(path);
+  if (real === undefined) {
+    throw new HarnessError(
+      "FS_ERROR",
+      `Cannot ${operation} "${path}": it cannot be resolved (a symlink loop or an unreadable link)`,
+    );
+  }
+  return { path, real };
+}
+
+/**
+ * Resolves the call's path and asks `check` (the policies) whether the call was judged on that
+ * real path.
+ *
+ * @param operation What the call does.
+ * @param path An absolute, lexically normalized path.
+ * @param exec The execution.
+ * @param check The policies' check (`FsToolOptions.checkTarget`).
+ * @returns The target.
+ * @throws {HarnessError} `FS_CHANGED` with the policy's text when it refuses.
+ */
+export async function checkedTarget(
+  operation: FsOperation,
+  path: string,
+  exec: ToolExecution,
+  check: ((exec: ToolExecution, target: FsTarget) => Promise<string | undefined>) | undefined,
+): Promise<FsTarget> {
+  const target = await resolveFsTarget(operation, path);
+  const refusal = await check?.(exec, target);
+  if (refusal !== undefined) throw new HarnessError("FS_CHANGED", refusal);
+  return target;
+}
+
+/**
+ * A file's mtime in ms, when known.
+ *
+ * @param info The stat.
+ * @returns The mtime.
+ */
+export function mtimeOf(info: Deno.FileInfo): number | null {
+  return info.mtime?.getTime() ?? null;
+}
+
+/** `Deno.lstat`, or `undefined` when nothing is there. Other errors are described. */
+export async function lstatOrUndefined(
+  operation: FsOperation,
+  target: FsTarget,
+  path: string = target.real,
+): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw describeFsError(operation, target.path, error);
+  }
+}
+
+function sameObject(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+function folders(real: string): string[] {
+  const parts = real.split("/").filter((part) => part !== "");
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) out.push(`/${parts.slice(0, i).join("/")}`);
+  return out;
+}
+
+/**
+ * The folders above `target.real`, each lstat'ed: a symlink or a non-folder on the way throws
+ * `FS_CHANGED`; so does a missing one, unless `missing` is `"stop"` (then the chain
+ * ends there). A folder the agent may not inspect (Deno permissions) is `undefined`: the
+ * sandbox cannot write there either.
+ */
+async function folderChain(
+  operation: FsOperation,
+  target: FsTarget,
+  missing: "throw" | "stop",
+): Promise<Chain> {
+  const chain: (Deno.FileInfo | undefined)[] = [];
+  for (const folder of folders(target.real)) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(folder);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) {
+        chain.push(undefined);
+        continue;
+      }
+      if (error instanceof Deno.errors.NotFound) {
+        if (missing === "stop") break;
+        throw fsChanged(operation, target.path, `the folder "${folder}" disappeared`);
+      }
+      throw describeFsError(operation, target.path, error);
+    }
+    if (info.isSymlink || !info.isDirectory) {
+      throw fsChanged(operation, target.path, `"${folder}" is no longer a plain folder`);
+    }
+    chain.push(info);
+  }
+  return chain;
+}
+
+function sameChain(a: Chain, b: Chain): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((info, i) => {
+    const other = b[i];
+    return info === undefined || other === undefined ? info === other : sameObject(info, other);
+  });
+}
+
+/** Step 4 of the module comment: the handle is the object the verified path names. */
+async function verify(
+  operation: FsOperation,
+  target: FsTarget,
+  opened: Deno.FileInfo,
+  before: Chain,
+): Promise<void> {
+  const named = async () => {
+    const now = await lstatOrUndefined(operation, target);
+    if (now === undefined || now.isSymlink || !sameObject(now, opened)) {
+      throw fsChanged(operation, target.path, `"${target.real}" is not the file that was opened`);
+    }
+  };
+  await named();
+  const after = await folderChain(operation, target, "throw");
+  if (!sameChain(before, after)) {
+    throw fsChanged(operation, target.path, `a folder of "${target.real}" was replaced`);
+  }
+  await named();
+}
+
+/** Makes the missing folders above `target.real` one at a time, each checked after. */
+async function makeFolders(operation: FsOperation, target: FsTarget): Promise<void> {
+  const existing = await folderChain(operation, target, "stop");
+  for (const folder of folders(target.real).slice(existing.length)) {
+    try {
+      await Deno.mkdir(folder);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) {
+        throw describeFsError(operation, target.path, error);
+      }
+    }
+    const info = await lstatOrUndefined(operation, target, folder);
+    if (info === undefined || info.isSymlink || !info.isDirectory) {
+      throw fsChanged(operation, target.path, `the new folder "${folder}" was replaced`);
+    }
+  }
+}
+
+/**
+ * Opens `target.real` and verifies the handle (steps 2–4 of the module comment).
+ *
+ * @param operation `read` opens read-only; `write` opens an existing file read-write (no
+ * truncation) or, with `create`, creates it with `createNew` (missing folders made first).
+ * @param target The resolved target.
+ * @param create Create the file when nothing exists at the real path.
+ * @returns The verified handle; close it.
+ * @throws {HarnessError} `FS_CHANGED` on any mismatch (the handle is closed), `NOT_FOUND`, or
+ * the described open error.
+ */
+export async function openVerified(
+  operation: FsOperation,
+  target: FsTarget,
+  create = false,
+): Promise<OpenedFile> {
+  const existing = await lstatOrUndefined(operation, target);
+  if (existing?.isSymlink) {
+    throw fsChanged(operation, target.path, `"${target.real}" became a symlink`);
+  }
+  const creating = existing === undefined && create;
+  if (creating) await makeFolders(operation, target);
+  const before = await folderChain(operation, target, "throw");
+  const options: Deno.OpenOptions = operation === "read"
+    ? { read: true }
+    : creating
+    ? { read: true, write: true, createNew: true }
+    : { read: true, write: true };
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(target.real, options);
+  } catch (error) {
+    if (creating && error instanceof Deno.errors.AlreadyExists) {
+      throw fsChanged(operation, target.path, `"${target.real}" appeared while it was created`);
+    }
+    throw describeFsError(operation, target.path, error);
+  }
+  try {
+    const info = await file.stat();
+    await verify(operation, target, info, before);
+    return { file, info, created: creating };
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+}
+
+/**
+ * Whether `error` is one of Deno's OS errors (to be described with the path).
+ *
+ * @param error The error.
+ * @returns True for a `Deno.errors.*` instance.
+ */
+export function osError(error: unknown): boolean {
+  return Object.values(Deno.errors).some((kind) => error instanceof kind);
+}
+
+/**
+ * Reads the rest of an open file.
+ *
+ * @param file The handle.
+ * @returns The bytes.
+ */
+export async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const buffer = new Uint8Array(256 * 1024);
+    const count = await file.read(buffer);
+    if (count === null) break;
+    chunks.push(buffer.subarray(0, count));
+    size += count;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+/**
+ * Replaces an open file's content in place: truncate, then write from the start.
+ *
+ * @param file A handle opened for writing.
+ * @param bytes The new content.
+ * @returns The file's `stat()` after the write.
+ */
+export async function replaceContent(
+  file: Deno.FsFile,
+  bytes: Uint8Array,
+): Promise<Deno.FileInfo> {
+  await file.truncate(0);
+  await file.seek(0, Deno.SeekMode.Start);
+  let at = 0;
+  while (at < bytes.length) at += await file.write(bytes.subarray(at));
+  return await file.stat();
+}
+
+/**
+ * Reads a whole file through a verified handle (the local executor's `readFile`).
+ *
+ * @param path An absolute, lexically normalized path.
+ * @returns The bytes.
+ * @throws {HarnessError} `FS_CHANGED`, `NOT_FOUND`, `PERMISSION_DENIED` or `FS_ERROR`.
+ */
+export async function readVerified(path: string): Promise<Uint8Array> {
+  const target = await resolveFsTarget("read", path);
+  if (await lstatOrUndefined("read", target) === undefined) {
+    throw new HarnessError("NOT_FOUND", `Cannot read "${path}": file not found`);
+  }
+  const { file } = await openVerified("read", target);
+  try {
+    return await readAll(file);
+  } catch (error) {
+    throw osError(error) ? describeFsError("read", path, error) : error;
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Creates or overwrites a file through a verified handle (the local executor's `writeFile`):
+ * missing folders are made, an existing file is rewritten in place.
+ *
+ * @param path An absolute, lexically normalized path.
+ * @param bytes The content.
+ * @returns The file's `stat()` after the write and whether it was created.
+ * @throws {HarnessError} `FS_CHANGED`, `IS_DIRECTORY`, `PERMISSION_DENIED` or `FS_ERROR`.
+ */
+export async function writeVerified(
+  path: string,
+  bytes: Uint8Array,
+): Promise<{ readonly info: Deno.FileInfo; readonly created: boolean }> {
+  const target = await resolveFsTarget("write", path);
+  const { file, created } = await openForWrite(target);
+  try {
+    return { info: await replaceContent(file, bytes), created };
+  } catch (error) {
+    throw osError(error) ? describeFsError("write", path, error) : error;
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Opens a target for writing: refuses a folder or a special file, creates a missing file.
+ *
+ * @param target The resolved target.
+ * @returns The verified handle; close it.
+ */
+export async function openForWrite(target: FsTarget): Promise<OpenedFile> {
+  const info = await lstatOrUndefined("write", target);
+  if (info?.isDirectory) {
+    throw new HarnessError("IS_DIRECTORY", `Cannot write "${target.path}": it is a directory`);
+  }
+  if (info !== undefined && !info.isFile && !info.isSymlink) {
+    throw new HarnessError(
+      "NOT_A_FILE",
+      `Cannot write "${target.path}": it is not a regular file (a device, FIFO or socket)`,
+    );
+  }
+  const opened = await openVerified("write", target, true);
+  if (!opened.info.isFile) {
+    opened.file.close();
+    throw fsChanged("write", target.path, `"${target.real}" is no longer a regular file`);
+  }
+  return opened;
+}
