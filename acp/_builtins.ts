@@ -9,6 +9,7 @@ import type { ToolsContext } from "../registry/mod.ts";
 import {
   bashPlugin,
   fsPlugin,
+  ProtectedPaths,
   readBeforeEditPlugin,
   workspacePolicyPlugin,
 } from "../builtins/mod.ts";
@@ -27,6 +28,8 @@ export interface LoadBuiltinsOptions {
   readonly roots?: readonly string[];
   /** Filled in with what the sandbox probe found. */
   readonly safety?: SafetyState;
+  /** Writes to these ask (or deny) in the fs tools. @default {new ProtectedPaths([workspace, ...roots])} */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**
@@ -50,7 +53,10 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     ctx.plugin(bashPlugin, { executor }),
     ctx.plugin(fsPlugin, {}),
     ctx.plugin(readBeforeEditPlugin, {}),
-    ctx.plugin(workspacePolicyPlugin, {}),
+    ctx.plugin(workspacePolicyPlugin, {
+      protectedPaths: options.protectedPaths ??
+        new ProtectedPaths([workspace, ...options.roots ?? []]),
+    }),
   ];
   if (config.toolMode !== "native") {
     const { codeModePlugin } = await import("../codemode/mod.ts");
