@@ -10,7 +10,7 @@ import { HarnessError } from "../core/errors.ts";
 import { describeFsError } from "./_fs_errors.ts";
 import { resolvePath } from "./_paths.ts";
 import { spawnTree } from "./_spawn.ts";
-import { readVerified, writeVerified } from "./_safe_fs.ts";
+import { readVerified, writeVerified } from "./_safe_io.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 
 /** Options for {@linkcode Executor.run}. */

@@ -15,16 +15,8 @@ import { DIFF_MAX_BYTES, type FsMutationMeta, metaDiffs } from "./fs_write.ts";
 import { isLocalFs, versionOf } from "./_fs_stream.ts";
 import { describeFsError } from "./_fs_errors.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import {
-  checkedTarget,
-  fsChanged,
-  lstatOrUndefined,
-  mtimeOf,
-  openVerified,
-  osError,
-  readAll,
-  replaceContent,
-} from "./_safe_fs.ts";
+import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";
+import { osError, readAll, replaceContent } from "./_safe_io.ts";
 
 /** The arguments of `edit`. */
 export interface EditArgs {

@@ -13,14 +13,8 @@ import { baseDir, resolvePath } from "./_paths.ts";
 import { type FsToolOptions, reportObserved, splitLines } from "./fs_read.ts";
 import { isLocalFs, versionOf } from "./_fs_stream.ts";
 import { describeFsError } from "./_fs_errors.ts";
-import {
-  checkedTarget,
-  mtimeOf,
-  openForWrite,
-  osError,
-  readAll,
-  replaceContent,
-} from "./_safe_fs.ts";
+import { checkedTarget, mtimeOf, openForWrite } from "./_safe_fs.ts";
+import { osError, readAll, replaceContent } from "./_safe_io.ts";
 
 /** Existing files larger than this are overwritten without a diff (bounded memory). */
 export const DIFF_MAX_BYTES = 16 * 1024 * 1024;

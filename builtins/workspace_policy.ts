@@ -113,6 +113,65 @@ function outsideScope(tool: string, path: string): ApprovalScope {
   return { key: `outside:${folder}`, label: `${tool} in "${folder}" (this folder only)` };
 }
 
+/** The policy's verdicts: on `lexical` reaching `target` (`undefined`: unresolvable). */
+function createJudge(
+  config: WorkspacePolicyConfig,
+  outside: "ask" | "deny",
+  writeTools: ReadonlySet<string>,
+): {
+  rootOf(exec: ToolExecution): Promise<string>;
+  judge(exec: ToolExecution, lexical: string, target: string | undefined, root: string):
+    | Verdict
+    | undefined;
+} {
+  // The defaults of each workspace root a call had, made once.
+  const defaults = new Map<string, ProtectedPaths>();
+
+  async function rootOf(exec: ToolExecution): Promise<string> {
+    const rootPath = resolvePath(config.root ?? baseDir(exec.agent?.cwd, undefined), "/");
+    return await resolveTarget(rootPath) ?? rootPath;
+  }
+
+  function protectedEntry(root: string, paths: readonly string[]) {
+    let own = defaults.get(root);
+    if (own === undefined) defaults.set(root, own = new ProtectedPaths([root]));
+    for (const set of config.protectedPaths ? [config.protectedPaths, own] : [own]) {
+      for (const path of paths) {
+        const entry = set.find(path);
+        if (entry !== undefined) return entry;
+      }
+    }
+    return undefined;
+  }
+
+  function judge(
+    exec: ToolExecution,
+    lexical: string,
+    target: string | undefined,
+    root: string,
+  ): Verdict | undefined {
+    const path = target ?? lexical;
+    if (writeTools.has(exec.name)) {
+      const entry = protectedEntry(root, target === undefined ? [lexical] : [target, lexical]);
+      if (entry !== undefined) {
+        const kind = entry.decision ?? "ask";
+        return {
+          kind,
+          reason: protectedPathReason(exec.name, path, entry.reason, kind),
+          scope: { key: `protected:${path}`, label: `${exec.name} of "${path}"` },
+        };
+      }
+    }
+    if (target !== undefined && isInside(target, root)) return undefined;
+    return {
+      kind: outside,
+      reason: outsideWorkspaceReason(exec.name, path, root),
+      scope: outsideScope(exec.name, path),
+    };
+  }
+  return { rootOf, judge };
+}
+
 /**
  * The plugin.
  *
@@ -138,54 +197,9 @@ export const workspacePolicyPlugin: {
     }
     const tools = new Set(config.tools ?? ["read", "write", "edit"]);
     const writeTools = new Set(config.writeTools ?? ["write", "edit"]);
-    // The defaults of each workspace root a call had, made once.
-    const defaults = new Map<string, ProtectedPaths>();
+    const { rootOf, judge } = createJudge(config, outside, writeTools);
     // The real target each asked call was judged on (by execution token).
     const judged = new WeakMap<symbol, string>();
-
-    async function rootOf(exec: ToolExecution): Promise<string> {
-      const rootPath = resolvePath(config.root ?? baseDir(exec.agent?.cwd, undefined), "/");
-      return await resolveTarget(rootPath) ?? rootPath;
-    }
-
-    function protectedEntry(root: string, paths: readonly string[]) {
-      let own = defaults.get(root);
-      if (own === undefined) defaults.set(root, own = new ProtectedPaths([root]));
-      for (const set of config.protectedPaths ? [config.protectedPaths, own] : [own]) {
-        for (const path of paths) {
-          const entry = set.find(path);
-          if (entry !== undefined) return entry;
-        }
-      }
-      return undefined;
-    }
-
-    /** The verdict on `lexical` reaching `target` (`undefined`: unresolvable). */
-    function judge(
-      exec: ToolExecution,
-      lexical: string,
-      target: string | undefined,
-      root: string,
-    ): Verdict | undefined {
-      const path = target ?? lexical;
-      if (writeTools.has(exec.name)) {
-        const entry = protectedEntry(root, target === undefined ? [lexical] : [target, lexical]);
-        if (entry !== undefined) {
-          const kind = entry.decision ?? "ask";
-          return {
-            kind,
-            reason: protectedPathReason(exec.name, path, entry.reason, kind),
-            scope: { key: `protected:${path}`, label: `${exec.name} of "${path}"` },
-          };
-        }
-      }
-      if (target !== undefined && isInside(target, root)) return undefined;
-      return {
-        kind: outside,
-        reason: outsideWorkspaceReason(exec.name, path, root),
-        scope: outsideScope(exec.name, path),
-      };
-    }
 
     ctx.on(
       "tools/pre-execute",
