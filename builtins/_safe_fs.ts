@@ -165,11 +165,13 @@ async function folderChain(
   missing: "throw" | "stop",
 ): Promise<Chain> {
   const chain: (Deno.FileInfo | undefined)[] = [];
-  for (const folder of folders(target.real)) {
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(folder);
-    } catch (error) {
+  // One lstat per folder, all at once (a snapshot); judged in order.
+  const paths = folders(target.real);
+  const infos = await Promise.allSettled(paths.map((folder) => Deno.lstat(folder)));
+  for (const [i, result] of infos.entries()) {
+    const folder = paths[i]!;
+    if (result.status === "rejected") {
+      const error = result.reason;
       if (error instanceof Deno.errors.NotCapable) {
         chain.push(undefined);
         continue;
@@ -180,6 +182,7 @@ async function folderChain(
       }
       throw describeFsError(operation, target.path, error);
     }
+    const info = result.value;
     if (info.isSymlink || !info.isDirectory) {
       throw fsChanged(operation, target.path, `"${folder}" is no longer a plain folder`);
     }

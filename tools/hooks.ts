@@ -246,7 +246,7 @@ function checkPreDecision(value: unknown): PreExecuteDecision {
   throw new TypeError(
     `tools/pre-execute produced an invalid decision ${
       describeValue(value)
-    }: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?, scope?: {key, label}}`,
+    }: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?}`,
   );
 }
 
