@@ -1,7 +1,7 @@
 /**
  * Attack tests of the fs tools' check-then-open race (issue 19 item 3): real subprocesses swap a
  * folder and a symlink between a workspace folder and a folder outside while `read` and `write`
- * run through the registry with the workspace policy, and every approval is rejected. No byte may
+ * (and `edit`) run through the registry with the workspace policy, and every approval is rejected. No byte may
  * land outside, no outside content may be returned, and a lost race is a clear error.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
@@ -65,6 +65,7 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   await Deno.writeTextFile(`${ws}/real/f.txt`, "inside\n");
   await Deno.writeTextFile(`${ws}/d2/f.txt`, "inside too\n");
   await Deno.writeTextFile(`${out}/f.txt`, `${SECRET}\n`);
+  await Deno.writeTextFile(`${out}/e.txt`, "token\n");
   await Deno.symlink("real", `${ws}/d`);
   const before = await listing(out);
 
@@ -110,6 +111,14 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
       );
       outcomes.push({ call: `write ${dir}`, outcome: write });
     }
+    // An edit whose old_string the outside file holds too.
+    await Deno.writeTextFile(`${ws}/real/e.txt`, "token\n");
+    const edit = await ctx.call(
+      "edit",
+      { file_path: "d/e.txt", old_string: "token", new_string: `edited ${i}` },
+      agent,
+    );
+    outcomes.push({ call: "edit d", outcome: edit });
   }
   await Deno.writeTextFile(stop, "1");
   const { stdout } = await attacker.output();
@@ -133,5 +142,5 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   console.log(`attacker rounds ${rounds}; asks ${asks}; outcomes ${JSON.stringify(counts)}`);
   ok(rounds > 0 && asks > 0, "the attack never made the path reach outside");
   ok((counts.ok ?? 0) > 0, "no call succeeded: symlinks inside the workspace must stay usable");
-  equal(outcomes.length, calls * 6);
+  equal(outcomes.length, calls * 7);
 });
