@@ -11,8 +11,8 @@
  * named and as resolved, so a workspace symlink to `.git` is protected too.
  *
  * Its asks are scoped: an "Always allow" for a path outside covers that tool in that real
- * folder only (the folder's own files, not its subfolders), and one for a protected path covers
- * that exact path; another outside path asks again. Such an ask replaces an earlier, unscoped
+ * folder only (the folder's own files, not its subfolders; in a hidden folder such as `~/.ssh`,
+ * that file only), and one for a protected path covers that exact path; another outside path asks again. Such an ask replaces an earlier, unscoped
  * one (a permission rule's), so a tool-wide "always" never covers it.
  *
  * The tools open the real path themselves and ask this policy again (`fs/target`) with what they
@@ -107,9 +107,15 @@ function folderOf(path: string): string {
   return path.slice(0, path.lastIndexOf("/")) || "/";
 }
 
-/** The scope of an outside ask: the tool in that real folder. */
+/**
+ * The scope of an outside ask: the tool in that real folder, or only that file when the folder is
+ * a hidden one (a component starting with a dot: `~/.ssh`, `~/.aws`, `~/.config/gh` hold keys).
+ */
 function outsideScope(tool: string, path: string): ApprovalScope {
   const folder = folderOf(path);
+  if (folder.split("/").some((part) => part.startsWith("."))) {
+    return { key: `outside-file:${path}`, label: `${tool} of "${path}" (this file only)` };
+  }
   return { key: `outside:${folder}`, label: `${tool} in "${folder}" (this folder only)` };
 }
 

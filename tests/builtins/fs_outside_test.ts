@@ -134,3 +134,24 @@ Deno.test("a call approved for one real path fails with FS_CHANGED when it reach
   ok(text(outcome).includes(`it now reaches "${s.top}/out2/a"`), text(outcome));
   ok(!text(outcome).includes("never"));
 });
+
+Deno.test("Always allow in a hidden folder outside covers that file only", async () => {
+  await using s = await setup(["allow_always", "reject_once"]);
+  await Deno.mkdir(`${s.top}/out1/.ssh`);
+  await Deno.writeTextFile(`${s.top}/out1/.ssh/config`, "Host x\n");
+  await Deno.writeTextFile(`${s.top}/out1/.ssh/id_rsa`, "PRIVATE KEY\n");
+  await Deno.symlink(`${s.top}/out1/.ssh`, `${s.root}/keys`);
+  const config = await s.ctx.call("read", { file_path: "keys/config" }, s.agent);
+  equal(config.isError, false, text(config));
+  equal(
+    s.asked[0]?.options[1]?.name,
+    `Always allow read of "${s.top}/out1/.ssh/config" (this file only)`,
+  );
+  const again = await s.ctx.call("read", { file_path: "keys/config" }, s.agent);
+  equal(again.isError, false);
+  equal(s.asked.length, 1);
+  const key = await s.ctx.call("read", { file_path: "keys/id_rsa" }, s.agent);
+  equal(key.error?.code, "DENIED");
+  equal(s.asked.length, 2);
+  ok(!text(key).includes("PRIVATE KEY"));
+});
