@@ -18,24 +18,26 @@
  * 1. Resolve once: {@linkcode resolveFsTarget} follows every symlink ({@linkcode resolveTarget})
  *    to the real path. Policies judge that path; the tool asks them again about the real path it
  *    is about to open (`fs/target`), so a call judged on another path fails before any I/O.
- * 2. Record the identity (`dev`, `ino`) of every folder on the real path; each must be a real
- *    folder, not a symlink.
- * 3. Open the real path (a new file with `createNew` in a folder verified the same way; missing
- *    folders are made one at a time and checked).
- * 4. Verify the opened object: `FsFile.stat()` must equal `Deno.lstat(real)` (same dev and ino,
- *    not a symlink), then every folder on the path must still be the same real folder, then the
- *    file's lstat is compared once more. A swapped-in symlink or folder at the open makes the
- *    handle's inode differ from what the path names now (or the folders differ): the call fails
- *    with `FS_CHANGED` and reads or writes nothing through the handle.
- * 5. Read, truncate and write only through the verified handle (an overwrite is in place, so no
- *    rename through an unverified folder is needed).
+ * 2. Open that real path through pinned folders (`_pinned_open.ts`): Deno passes relative paths
+ *    to the OS as they are, and the working directory is a folder handle, so the open walks the
+ *    path with `Deno.chdir`, one real folder at a time, checking with `lstat` and `stat(".")`
+ *    that each folder entered is the one the name held (not a swapped-in symlink), and opens the
+ *    file by bare name in the last one (a new file with `createNew`, which never follows a
+ *    symlink). The handle must be the entry `lstat` sees there. All of it is synchronous, so no
+ *    other JavaScript sees the changed working directory. This is what `openat` with
+ *    `O_NOFOLLOW` would give, step by step.
+ * 3. Read, truncate and write only through that handle (an overwrite is in place, so no rename
+ *    through an unverified folder is needed). Any mismatch is `FS_CHANGED` and nothing is read or
+ *    written through the handle.
  *
- * What remains: the checks are separate lookups, so an attacker who flips a folder of the path to
- * a symlink exactly at the open, keeps it flipped for the file's lstat and flips it back for the
- * folder check (and again for the second lstat) would pass; that is four synchronized flips
- * within microseconds for each try, and a failed try is reported, not silent. A lost race on a
- * create can leave an empty file where the swapped path pointed (never any content). Symlinks
- * inside the workspace that point inside stay usable: they are resolved, not refused.
+ * Fallback, when no folder of the path may be entered (Deno permissions) or the working directory
+ * is unknown: record the identity (`dev`, `ino`) of every folder on the real path (each must be a
+ * real folder), open the absolute real path, then require `FsFile.stat()` to equal
+ * `Deno.lstat(real)`, every folder to be the same real folder still, and the file's lstat to
+ * match once more. Those are separate lookups, so a fast enough attacker can win that race now and
+ * then; the pinned walk has no such window.
+ *
+ * Symlinks inside the workspace that point inside stay usable: they are resolved, not refused.
  *
  * @module
  */
@@ -44,37 +46,12 @@ import { describeFsError, type FsOperation } from "./_fs_errors.ts";
 import { resolveTarget } from "./_paths.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { FsTarget } from "./fs_read.ts";
+import { fsChanged, type OpenedFile, openPinned } from "./_pinned_open.ts";
 
-export type { FsTarget };
-
-/** A verified open file. */
-export interface OpenedFile {
-  /** The handle: read and write only through it. */
-  readonly file: Deno.FsFile;
-  /** Its `stat()` at the open. */
-  readonly info: Deno.FileInfo;
-  /** True when this open created the file. */
-  readonly created: boolean;
-}
+export type { FsTarget, OpenedFile };
+export { fsChanged };
 
 type Chain = readonly (Deno.FileInfo | undefined)[];
-
-/**
- * The error of a path that changed during the call.
- *
- * @param operation What was attempted.
- * @param path The path the call named.
- * @param detail What changed.
- * @returns A `FS_CHANGED` HarnessError.
- */
-export function fsChanged(operation: FsOperation, path: string, detail: string): HarnessError {
-  const done = operation === "read" ? "nothing was read" : "nothing was written";
-  return new HarnessError(
-    "FS_CHANGED",
-    `Cannot ${operation} "${path}": the path changed during the call (${detail}); ${done}. ` +
-      `A folder or symlink on the way was replaced while the tool ran: check the path and try again`,
-  );
-}
 
 /**
  * Resolves the call's path once (see the module comment).
@@ -85,14 +62,16 @@ export function fsChanged(operation: FsOperation, path: string, detail: string):
  * @throws {HarnessError} `FS_ERROR` when the path cannot be resolved (a symlink loop).
  */
 export async function resolveFsTarget(operation: FsOperation, path: string): Promise<FsTarget> {
-  const real = await resolveTarget(path);
-  if (real === undefined) {
-    throw new HarnessError(
-      "FS_ERROR",
-      `Cannot ${operation} "${path}": it cannot be resolved (a symlink loop or an unreadable link)`,
-    );
+  // A link swapped between its lstat and its readLink fails once: try again.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const real = await resolveTarget(path);
+    if (real !== undefined) return { path, real };
   }
-  return { path, real };
+  throw new HarnessError(
+    "FS_ERROR",
+    `Cannot ${operation} "${path}": it cannot be resolved (a symlink loop, an unreadable link, ` +
+      `or links that kept changing while it was resolved)`,
+  );
 }
 
 /**
@@ -254,6 +233,9 @@ export async function openVerified(
   target: FsTarget,
   create = false,
 ): Promise<OpenedFile> {
+  const pinned = openPinned(operation, target, create);
+  if (pinned !== undefined) return pinned;
+  // No folder of the path may be entered: verify after the open instead.
   const existing = await lstatOrUndefined(operation, target);
   if (existing?.isSymlink) {
     throw fsChanged(operation, target.path, `"${target.real}" became a symlink`);

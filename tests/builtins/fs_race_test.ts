@@ -13,11 +13,19 @@ import { fakeAgent, fsHarness, text } from "./_fixtures.ts";
 /**
  * The fast attacker (a Deno subprocess, sync syscalls in a tight loop): `d` is a symlink swapped
  * atomically between `real` (inside) and the outside folder; `d2` is a real folder renamed away
- * and replaced by a symlink to the outside folder, then put back. It stops at the stop file or
- * after `max` rounds, and reports its rounds.
+ * and replaced by a symlink to the outside folder, then put back; `d4`, a real folder, trades
+ * places with a symlink to the outside folder in one syscall (`renameat2` with RENAME_EXCHANGE,
+ * through FFI), the attacker the verify-after-open check alone loses to. It stops at the stop file
+ * or after `max` rounds, and reports its rounds.
  */
 const ATTACKER = `
 const [ws, out, stop, max] = Deno.args;
+// renameat2(RENAME_EXCHANGE): the real folder d4 and the symlink d4link trade places atomically.
+const libc = Deno.dlopen("libc.so.6", {
+  renameat2: { parameters: ["i32", "buffer", "i32", "buffer", "u32"], result: "i32" },
+});
+const cstr = (s) => new TextEncoder().encode(s + "\\0");
+const [d4, d4link] = [cstr(ws + "/d4"), cstr(ws + "/d4link")];
 const step = (f) => { try { f(); } catch { /* the tools made or moved something: go on */ } };
 Deno.writeTextFileSync(ws + "/../attacker-ready", "1");
 let rounds = 0;
@@ -34,6 +42,7 @@ for (; rounds < Number(max); rounds++) {
   step(() => Deno.symlinkSync(out, ws + "/d2"));
   step(() => Deno.removeSync(ws + "/d2"));
   step(() => Deno.renameSync(ws + "/d2.away", ws + "/d2"));
+  for (let i = 0; i < 8; i++) libc.symbols.renameat2(-100, d4, -100, d4link, 2);
 }
 console.log(rounds);
 `;
@@ -64,6 +73,9 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   await Deno.mkdir(out);
   await Deno.writeTextFile(`${ws}/real/f.txt`, "inside\n");
   await Deno.writeTextFile(`${ws}/d2/f.txt`, "inside too\n");
+  await Deno.mkdir(`${ws}/d4`);
+  await Deno.writeTextFile(`${ws}/d4/f.txt`, "inside four\n");
+  await Deno.symlink(out, `${ws}/d4link`);
   await Deno.writeTextFile(`${out}/f.txt`, `${SECRET}\n`);
   await Deno.writeTextFile(`${out}/e.txt`, "token\n");
   await Deno.symlink("real", `${ws}/d`);
@@ -84,7 +96,17 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   await Deno.writeTextFile(script, ATTACKER);
   const stop = `${top}/stop`;
   const attacker = new Deno.Command(Deno.execPath(), {
-    args: ["run", `--allow-read=${top}`, `--allow-write=${top}`, script, ws, out, stop, "5000000"],
+    args: [
+      "run",
+      `--allow-read=${top}`,
+      `--allow-write=${top}`,
+      "--allow-ffi",
+      script,
+      ws,
+      out,
+      stop,
+      "5000000",
+    ],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -101,7 +123,7 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   const outcomes: { call: string; outcome: ToolOutcome }[] = [];
   const calls = 150;
   for (let i = 0; i < calls; i++) {
-    for (const dir of ["d", "d2", "d3"]) {
+    for (const dir of ["d", "d2", "d3", "d4"]) {
       const read = await ctx.call("read", { file_path: `${dir}/f.txt` }, agent);
       outcomes.push({ call: `read ${dir}`, outcome: read });
       const write = await ctx.call(
@@ -142,5 +164,5 @@ Deno.test("attack: swapping a folder and a symlink during read and write never r
   console.log(`attacker rounds ${rounds}; asks ${asks}; outcomes ${JSON.stringify(counts)}`);
   ok(rounds > 0 && asks > 0, "the attack never made the path reach outside");
   ok((counts.ok ?? 0) > 0, "no call succeeded: symlinks inside the workspace must stay usable");
-  equal(outcomes.length, calls * 7);
+  equal(outcomes.length, calls * 9);
 });
