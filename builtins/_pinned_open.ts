@@ -7,11 +7,14 @@
  * at a time with `Deno.chdir`: `lstat` the next name in the current folder (it must be a real
  * folder, not a symlink), enter it, and check that the folder entered (`stat(".")`) is the one
  * that `lstat` saw (same device and inode). A symlink swapped in between makes the folder entered
- * another one, so the open fails with `FS_CHANGED`. In the last folder the file is opened by its
- * bare name (a new one with `createNew`, which never follows a symlink, and missing folders are
- * made by bare name too), and the handle must be the entry `lstat` sees there, before and after.
- * The walk is synchronous, from the first `chdir` to the one back to the original folder, so no
- * other JavaScript runs while the working directory is changed.
+ * another one, so the open fails with `FS_CHANGED`. In the last folder, `lstat` of the bare name
+ * gives the identity of the file that is really at the real path; a new file is created there by
+ * bare name with `createNew` (which never follows a symlink), and missing folders are made by
+ * bare name too. The walk is synchronous and never opens an existing file (a FIFO would block the
+ * whole process), from the first `chdir` to the one back to the original folder, so no other
+ * JavaScript runs while the working directory is changed. An existing file is then opened by its
+ * real path and the handle kept only when it is the very file the walk found (same device and
+ * inode): whatever a swap made the open reach instead is closed unread and unwritten.
  *
  * The walk starts, by absolute path, at the topmost folder of the path the agent may enter (Deno
  * permissions): the folders above it are ones the agent may not even read, so no tool the agent
@@ -99,14 +102,22 @@ function enter(operation: FsOperation, target: FsTarget, part: string, create: b
   }
 }
 
-/** Opens `name` in the current folder; the handle must be the entry `lstat` sees there. */
-function openHere(
+/** What the walk found in the last folder. */
+type Found =
+  | { readonly kind: "existing"; readonly info: Deno.FileInfo }
+  | { readonly kind: "created"; readonly opened: OpenedFile };
+
+/**
+ * In the last folder: the identity of the existing regular file `name`, or a new file created
+ * there by bare name with `createNew` (which never follows a symlink and never blocks).
+ */
+function findHere(
   operation: FsOperation,
   target: FsTarget,
   name: string,
   create: boolean,
   folder: string,
-): OpenedFile {
+): Found {
   const before = lstatHere(name);
   if (before?.isSymlink) throw fsChanged(operation, target.path, `"${name}" became a symlink`);
   if (before?.isDirectory) {
@@ -121,20 +132,18 @@ function openHere(
       `Cannot ${operation} "${target.path}": it is not a regular file (a device, FIFO or socket)`,
     );
   }
-  if (before === undefined && !create) {
+  if (Deno.cwd() !== folder) {
+    throw fsChanged(operation, target.path, `its folder was moved to "${Deno.cwd()}"`);
+  }
+  if (before !== undefined) return { kind: "existing", info: before };
+  if (!create) {
     throw new HarnessError("NOT_FOUND", `Cannot ${operation} "${target.path}": file not found`);
   }
-  const creating = before === undefined;
-  const options: Deno.OpenOptions = operation === "read"
-    ? { read: true }
-    : creating
-    ? { read: true, write: true, createNew: true }
-    : { read: true, write: true };
   let file: Deno.FsFile;
   try {
-    file = Deno.openSync(name, options);
+    file = Deno.openSync(name, { read: true, write: true, createNew: true });
   } catch (error) {
-    if (creating && error instanceof Deno.errors.AlreadyExists) {
+    if (error instanceof Deno.errors.AlreadyExists) {
       throw fsChanged(operation, target.path, `"${target.real}" appeared while it was created`);
     }
     throw error;
@@ -142,38 +151,18 @@ function openHere(
   try {
     const info = file.statSync();
     const after = lstatHere(name);
-    const named = after !== undefined && !after.isSymlink && same(after, info) &&
-      (before === undefined || same(before, info));
-    if (!named || !info.isFile) {
-      throw fsChanged(operation, target.path, `"${target.real}" is not the file that was opened`);
+    if (after === undefined || after.isSymlink || !same(after, info)) {
+      throw fsChanged(operation, target.path, `"${target.real}" is not the file that was created`);
     }
-    if (Deno.cwd() !== folder) {
-      throw fsChanged(operation, target.path, `its folder was moved to "${Deno.cwd()}"`);
-    }
-    return { file, info, created: creating };
+    return { kind: "created", opened: { file, info, created: true } };
   } catch (error) {
     file.close();
     throw error;
   }
 }
 
-/**
- * Opens `target.real` through pinned folders (see the module comment).
- *
- * @param operation `read` opens read-only; `write` opens read-write without truncating, or
- * creates the file (and its missing folders) when `create` is set.
- * @param target The resolved target.
- * @param create Create the file when nothing exists at the real path.
- * @returns The verified handle (close it), or `undefined` when no folder of the path may be
- * entered or the working directory is unknown (fall back).
- * @throws {HarnessError} `FS_CHANGED`, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_A_FILE` or the
- * described OS error.
- */
-export function openPinned(
-  operation: FsOperation,
-  target: FsTarget,
-  create: boolean,
-): OpenedFile | undefined {
+/** The synchronous walk: enters the real folders of `target.real` and finds the file there. */
+function walk(operation: FsOperation, target: FsTarget, create: boolean): Found | undefined {
   let start: string;
   try {
     start = Deno.cwd();
@@ -192,7 +181,7 @@ export function openPinned(
     for (const part of parts.slice(depth)) enter(operation, target, part, create);
     const rest = parts.slice(depth).join("/");
     const folder = rest === "" ? base : base === "/" ? `/${rest}` : `${base}/${rest}`;
-    return openHere(operation, target, name, create, folder);
+    return findHere(operation, target, name, create, folder);
   } catch (error) {
     if (error instanceof HarnessError) throw error;
     throw describeFsError(operation, target.path, error);
@@ -200,5 +189,51 @@ export function openPinned(
     try {
       Deno.chdir(start);
     } catch { /* the original folder is gone: stay where the walk ended */ }
+  }
+}
+
+/**
+ * Opens `target.real` through pinned folders (see the module comment).
+ *
+ * @param operation `read` opens read-only; `write` opens read-write without truncating, or
+ * creates the file (and its missing folders) when `create` is set.
+ * @param target The resolved target.
+ * @param create Create the file when nothing exists at the real path.
+ * @returns The verified handle (close it), or `undefined` when no folder of the path may be
+ * entered or the working directory is unknown (fall back).
+ * @throws {HarnessError} `FS_CHANGED`, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_A_FILE` or the
+ * described OS error.
+ */
+export async function openPinned(
+  operation: FsOperation,
+  target: FsTarget,
+  create: boolean,
+): Promise<OpenedFile | undefined> {
+  const found = walk(operation, target, create);
+  if (found === undefined) return undefined;
+  if (found.kind === "created") return found.opened;
+  // The file the walk found is known by its identity: open it (asynchronously, so a FIFO
+  // swapped in can only hold this call) and keep the handle only if it is that very file.
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(
+      target.real,
+      operation === "read" ? { read: true } : {
+        read: true,
+        write: true,
+      },
+    );
+  } catch (error) {
+    throw describeFsError(operation, target.path, error);
+  }
+  try {
+    const info = await file.stat();
+    if (!same(info, found.info)) {
+      throw fsChanged(operation, target.path, `"${target.real}" is not the file that was found`);
+    }
+    return { file, info, created: false };
+  } catch (error) {
+    file.close();
+    throw error;
   }
 }

@@ -21,11 +21,12 @@
  * 2. Open that real path through pinned folders (`_pinned_open.ts`): Deno passes relative paths
  *    to the OS as they are, and the working directory is a folder handle, so the open walks the
  *    path with `Deno.chdir`, one real folder at a time, checking with `lstat` and `stat(".")`
- *    that each folder entered is the one the name held (not a swapped-in symlink), and opens the
- *    file by bare name in the last one (a new file with `createNew`, which never follows a
- *    symlink). The handle must be the entry `lstat` sees there. All of it is synchronous, so no
- *    other JavaScript sees the changed working directory. This is what `openat` with
- *    `O_NOFOLLOW` would give, step by step.
+ *    that each folder entered is the one the name held (not a swapped-in symlink). In the last
+ *    one, `lstat` of the bare name gives the identity of the file really at the real path, or a
+ *    new file is created by bare name with `createNew` (which never follows a symlink). The walk
+ *    is synchronous, so no other JavaScript sees the changed working directory. An existing file
+ *    is then opened by its real path and the handle kept only when it is that very file (same
+ *    device and inode). This gives what `openat` step by step would, for the content.
  * 3. Read, truncate and write only through that handle (an overwrite is in place, so no rename
  *    through an unverified folder is needed). Any mismatch is `FS_CHANGED` and nothing is read or
  *    written through the handle.
@@ -233,7 +234,7 @@ export async function openVerified(
   target: FsTarget,
   create = false,
 ): Promise<OpenedFile> {
-  const pinned = openPinned(operation, target, create);
+  const pinned = await openPinned(operation, target, create);
   if (pinned !== undefined) return pinned;
   // No folder of the path may be entered: verify after the open instead.
   const existing = await lstatOrUndefined(operation, target);
