@@ -12,7 +12,7 @@
  * There is no `O_NOFOLLOW`, no `O_DIRECTORY`, no `openat`/directory handles and no fd number
  * (`/proc/self/fd` needs `--allow-all`). `node:fs` passes `O_NOFOLLOW` through only under
  * `--allow-all`: with scoped permissions (the agent's profile) Deno resolves the path itself and
- * the flag is lost. So every check is a path lookup; the scheme below binds them to one inode.
+ * the flag is lost. The scheme below pins folders with the working directory instead.
  *
  * The scheme, for every local read and write:
  * 1. Resolve once: {@linkcode resolveFsTarget} follows every symlink ({@linkcode resolveTarget})
