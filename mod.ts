@@ -97,6 +97,7 @@ export { createHarness } from "./registry/tools_plugin.ts";
 export type { CreateHarnessOptions } from "./registry/tools_plugin.ts";
 export type { ToolCall } from "./registry/tool_call.ts";
 export type {
+  ApprovalScope,
   ApprovalService,
   AroundExecution,
   AroundWrapper,

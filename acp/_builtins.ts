@@ -9,6 +9,7 @@ import type { ToolsContext } from "../registry/mod.ts";
 import {
   bashPlugin,
   fsPlugin,
+  ProtectedPaths,
   readBeforeEditPlugin,
   workspacePolicyPlugin,
 } from "../builtins/mod.ts";
@@ -16,7 +17,6 @@ import { jobsPlugin } from "../jobs/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
 import type { SafetyState } from "./_safety_config.ts";
-import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
 export interface LoadBuiltinsOptions {
@@ -42,22 +42,21 @@ export interface LoadBuiltinsOptions {
  */
 export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptions): Promise<void> {
   const { config, workspace } = options;
+  const protectedPaths = options.protectedPaths ??
+    new ProtectedPaths([workspace, ...options.roots ?? []]);
   const executor = await createBashExecutor(ctx, {
     config,
     workspace,
     roots: options.roots ?? [],
     ...(options.safety === undefined ? {} : { safety: options.safety }),
-    ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
+    protectedPaths,
   });
-  const protectedPaths = options.protectedPaths === undefined
-    ? {}
-    : { protectedPaths: options.protectedPaths };
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),
-    ctx.plugin(fsPlugin, { ...protectedPaths }),
+    ctx.plugin(fsPlugin, {}),
     ctx.plugin(readBeforeEditPlugin, {}),
-    ctx.plugin(workspacePolicyPlugin, {}),
+    ctx.plugin(workspacePolicyPlugin, { protectedPaths }),
   ];
   if (config.toolMode !== "native") {
     const { codeModePlugin } = await import("../codemode/mod.ts");

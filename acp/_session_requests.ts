@@ -16,7 +16,7 @@ import {
 import { isAbsolute } from "node:path";
 import { type Agent, createAgent, onAgentEvent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
-import type { ApprovalOutcome, ApprovalService } from "../registry/mod.ts";
+import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registry/mod.ts";
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 
@@ -31,7 +31,10 @@ const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
 export function listen(state: ServerState): void {
   const { ctx, sessions } = state;
   const approval: ApprovalService = {
-    request(exec: ToolExecution, options?: { readonly reason?: string }): Promise<ApprovalOutcome> {
+    request(
+      exec: ToolExecution,
+      options?: { readonly reason?: string; readonly scope?: ApprovalScope },
+    ): Promise<ApprovalOutcome> {
       const live = exec.agent ? sessions.get(exec.agent.sessionId) : undefined;
       if (!live) return Promise.resolve("unavailable");
       const card = live.view.permissionCard(
@@ -40,7 +43,7 @@ export function listen(state: ServerState): void {
         exec.arguments,
         options?.reason,
       );
-      return live.permissions.ask(exec.name, card, live.turn?.signal);
+      return live.permissions.ask(exec.name, card, live.turn?.signal, options?.scope);
     },
   };
   ctx.provide("approval", approval);

@@ -1,11 +1,13 @@
 /**
  * Permission prompts for one ACP session: an `ask` decision becomes
- * `session/request_permission` carrying the call's card; "always" answers are remembered per
- * tool name for the session.
+ * `session/request_permission` carrying the call's card; "always" answers are remembered for the
+ * session per tool name, or per tool name and scope when the ask has one (an fs call outside the
+ * workspace is scoped to its folder, a protected path to itself: "always" for one of them never
+ * covers another). An "Always reject" for a whole tool also rejects its scoped asks.
  *
  * @module
  */
-import type { ApprovalOutcome } from "../registry/types.ts";
+import type { ApprovalOutcome, ApprovalScope } from "../registry/types.ts";
 import type { ToolCallCardWire } from "./session_update_wire.ts";
 
 /** One choice of a permission prompt. */
@@ -51,7 +53,32 @@ export const PERMISSION_OPTIONS: readonly PermissionOptionWire[] = [
 ];
 
 /**
- * Asks the user about calls in one session and remembers "always" answers per tool name.
+ * The choices of a scoped prompt: the "always" ones name what they cover.
+ *
+ * @param scope The ask's scope.
+ * @returns The four options (same ids and kinds as {@linkcode PERMISSION_OPTIONS}).
+ *
+ * @example Usage
+ * ```ts
+ * import { scopedPermissionOptions } from "./session_permissions.ts";
+ * import { equal } from "node:assert/strict";
+ * const options = scopedPermissionOptions({ key: "/etc", label: 'reads in "/etc"' });
+ * equal(options[1]?.name, 'Always allow reads in "/etc"');
+ * ```
+ */
+export function scopedPermissionOptions(scope: ApprovalScope): PermissionOptionWire[] {
+  return PERMISSION_OPTIONS.map((option) =>
+    option.kind === "allow_always"
+      ? { ...option, name: `Always allow ${scope.label}` }
+      : option.kind === "reject_always"
+      ? { ...option, name: `Always reject ${scope.label}` }
+      : option
+  );
+}
+
+/**
+ * Asks the user about calls in one session and remembers "always" answers per tool name (and
+ * scope, when the ask has one).
  *
  * @example Usage
  * ```ts
@@ -85,29 +112,32 @@ export class SessionPermissions {
   }
 
   /**
-   * Asks about one call unless an "always" answer for `toolName` is remembered.
+   * Asks about one call unless an "always" answer for `toolName` (and `scope`) is remembered.
    * A cancelled prompt, a cancelled turn or a failed request answers `cancelled`.
    *
    * @param toolName The tool name ("always" answers are remembered per name).
    * @param toolCall The call's card (the diff for edits).
    * @param signal The turn's cancellation.
+   * @param scope What an "always" answer covers (remembered per name and key), else the tool.
    * @returns The approval outcome.
    */
   async ask(
     toolName: string,
     toolCall: ToolCallCardWire,
     signal?: AbortSignal,
+    scope?: ApprovalScope,
   ): Promise<ApprovalOutcome> {
-    const remembered = this.#remembered.get(toolName);
+    const key = scope === undefined ? toolName : `${toolName}\u0000${scope.key}`;
+    // A whole-tool "always reject" covers its scoped asks too; a whole-tool "always allow" does not.
+    if (this.#remembered.get(toolName) === "reject") return "rejected";
+    const remembered = this.#remembered.get(key);
     if (remembered === "allow") return "allowed-always";
     if (remembered === "reject") return "rejected";
     if (signal?.aborted) return "cancelled";
+    const options = scope === undefined ? [...PERMISSION_OPTIONS] : scopedPermissionOptions(scope);
     let response: PermissionResponseWire;
     try {
-      response = await this.#request(
-        { sessionId: this.#sessionId, toolCall, options: [...PERMISSION_OPTIONS] },
-        signal,
-      );
+      response = await this.#request({ sessionId: this.#sessionId, toolCall, options }, signal);
     } catch {
       return "cancelled";
     }
@@ -116,10 +146,10 @@ export class SessionPermissions {
       case "allow_once":
         return "allowed-once";
       case "allow_always":
-        this.#remembered.set(toolName, "allow");
+        this.#remembered.set(key, "allow");
         return "allowed-always";
       case "reject_always":
-        this.#remembered.set(toolName, "reject");
+        this.#remembered.set(key, "reject");
         return "rejected";
       default:
         return "rejected";

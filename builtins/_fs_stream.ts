@@ -7,6 +7,7 @@
 import { describeFsError } from "./_fs_errors.ts";
 import type { Executor } from "./executor.ts";
 import { LocalExecutor } from "./executor.ts";
+import { openVerified, resolveFsTarget } from "./_safe_fs.ts";
 import type { FileVersion } from "./fs_read.ts";
 
 export type { FileVersion };
@@ -25,8 +26,9 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Reads `path` chunk by chunk: the executor's own `readStream` when it has one, a reused buffer
- * over a Deno file for the local executor family (whose `readFile` is Deno's), else one
- * whole-file chunk. A chunk is only valid until the next one is requested.
+ * over a verified handle (see `_safe_fs.ts`) for the local executor family (whose `readFile` is
+ * the local one), else one whole-file chunk. A chunk is only valid until the next one is
+ * requested.
  *
  * @param executor The executor.
  * @param path The absolute path.
@@ -38,30 +40,50 @@ export async function* readChunks(executor: Executor, path: string): AsyncGenera
     yield* await streaming.call(executor, path);
     return;
   }
-  if (executor.readFile !== LocalExecutor.prototype.readFile) {
+  if (!isLocalFs(executor)) {
     yield await executor.readFile(path);
     return;
   }
-  let file: Deno.FsFile;
+  const { file } = await openVerified("read", await resolveFsTarget("read", path));
   try {
-    file = await Deno.open(path, { read: true });
-  } catch (error) {
-    throw describeFsError("read", path, error);
-  }
-  try {
-    const buffer = new Uint8Array(CHUNK_BYTES);
-    for (;;) {
-      let count: number | null;
-      try {
-        count = await file.read(buffer);
-      } catch (error) {
-        throw describeFsError("read", path, error);
-      }
-      if (count === null) return;
-      yield buffer.subarray(0, count);
-    }
+    yield* fileChunks(file, path);
   } finally {
     file.close();
+  }
+}
+
+/**
+ * Whether file I/O of `executor` is the local, race-checked one (so tools may open files
+ * themselves through `_safe_fs.ts`).
+ *
+ * @param executor The executor.
+ * @returns True for the local executor family.
+ */
+export function isLocalFs(executor: Executor): boolean {
+  return executor.readFile === LocalExecutor.prototype.readFile &&
+    executor.writeFile === LocalExecutor.prototype.writeFile &&
+    executor.stat === LocalExecutor.prototype.stat;
+}
+
+/**
+ * The chunks of an open file from its current offset, through one reused buffer; the caller
+ * closes the file.
+ *
+ * @param file The handle.
+ * @param path For errors.
+ * @returns The chunks.
+ */
+export async function* fileChunks(file: Deno.FsFile, path: string): AsyncGenerator<Uint8Array> {
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  for (;;) {
+    let count: number | null;
+    try {
+      count = await file.read(buffer);
+    } catch (error) {
+      throw describeFsError("read", path, error);
+    }
+    if (count === null) return;
+    yield buffer.subarray(0, count);
   }
 }
 

@@ -88,6 +88,7 @@ export async function resolveTarget(path: string): Promise<string | undefined> {
   let resolved = "/";
   let exists = true;
   let hops = 0;
+  let retries = 0;
   while (todo.length > 0) {
     const part = todo.shift()!;
     if (part === ".") continue;
@@ -124,7 +125,11 @@ export async function resolveTarget(path: string): Promise<string | undefined> {
     try {
       target = await Deno.readLink(next);
     } catch {
-      return undefined;
+      // Replaced since its lstat (no longer a link): look at the component again, a few times.
+      if (++retries > MAX_SYMLINK_HOPS) return undefined;
+      hops--;
+      todo.unshift(part);
+      continue;
     }
     if (target.startsWith("/")) resolved = "/";
     todo.unshift(...target.split("/").filter((p) => p !== "" && p !== "."));

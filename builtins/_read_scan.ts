@@ -137,6 +137,7 @@ function sniff(sniffer: TextDecoder, chunk: Uint8Array, size: number, refuse: ()
  * @param offset The first line of the window, 1-based.
  * @param limit How many lines the window holds at most.
  * @param signal Aborts the scan between chunks.
+ * @param source The chunks, when the caller opened the file (a verified handle).
  * @returns The window, the line count, the size and the hash.
  * @throws {HarnessError} `BINARY_FILE` for a binary file.
  */
@@ -147,6 +148,7 @@ export async function scanFile(
   offset: number,
   limit: number,
   signal: AbortSignal,
+  source?: AsyncGenerator<Uint8Array>,
 ): Promise<Scan> {
   const refuse = () =>
     new HarnessError(
@@ -158,7 +160,7 @@ export async function scanFile(
   const lines = new LineWindow(offset, limit);
   let size = 0;
   let lastByte = -1;
-  const chunks = readChunks(executor, path);
+  const chunks = source ?? readChunks(executor, path);
   try {
     for (;;) {
       signal.throwIfAborted();

@@ -8,7 +8,9 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeFsError } from "./_fs_errors.ts";
+import { resolvePath } from "./_paths.ts";
 import { spawnTree } from "./_spawn.ts";
+import { readVerified, writeVerified } from "./_safe_io.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 
 /** Options for {@linkcode Executor.run}. */
@@ -83,6 +85,11 @@ export interface Executor {
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** Metadata, or `undefined` when nothing exists at `path`. */
   stat(path: string): Promise<FileStat | undefined>;
+}
+
+/** `path` made absolute against the process cwd and lexically normalized. */
+function absolute(path: string): string {
+  return resolvePath(path, Deno.cwd());
 }
 
 /** Options for {@linkcode LocalExecutor}. */
@@ -187,36 +194,28 @@ export class LocalExecutor implements Executor {
   }
 
   /**
-   * Reads a whole file.
+   * Reads a whole file through a handle verified against its resolved path (see
+   * `_safe_fs.ts`: a folder or symlink swapped during the call fails with `FS_CHANGED`).
    *
    * @param path The path.
    * @returns The bytes.
-   * @throws {HarnessError} `PERMISSION_DENIED`, `NOT_FOUND` or `FS_ERROR`.
+   * @throws {HarnessError} `PERMISSION_DENIED`, `NOT_FOUND`, `FS_CHANGED` or `FS_ERROR`.
    */
   async readFile(path: string): Promise<Uint8Array> {
-    try {
-      return await Deno.readFile(path);
-    } catch (error) {
-      throw describeFsError("read", path, error);
-    }
+    return await readVerified(absolute(path));
   }
 
   /**
-   * Creates or overwrites a file, creating missing parent directories.
+   * Creates or overwrites a file, creating missing parent directories, through a handle
+   * verified against its resolved path (an existing file is rewritten in place).
    *
    * @param path The path.
    * @param data The content.
-   * @throws {HarnessError} `PERMISSION_DENIED` or `FS_ERROR`.
+   * @throws {HarnessError} `PERMISSION_DENIED`, `IS_DIRECTORY`, `FS_CHANGED` or `FS_ERROR`.
    */
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    try {
-      const slash = path.lastIndexOf("/");
-      if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
-      if (typeof data === "string") await Deno.writeTextFile(path, data);
-      else await Deno.writeFile(path, data);
-    } catch (error) {
-      throw describeFsError("write", path, error);
-    }
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    await writeVerified(absolute(path), bytes);
   }
 
   /**

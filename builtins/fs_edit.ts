@@ -12,7 +12,11 @@ import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import { decodeText, type FsToolOptions, reportObserved } from "./fs_read.ts";
 import { DIFF_MAX_BYTES, type FsMutationMeta, metaDiffs } from "./fs_write.ts";
-import { versionOf } from "./_fs_stream.ts";
+import { isLocalFs, versionOf } from "./_fs_stream.ts";
+import { describeFsError } from "./_fs_errors.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";
+import { osError, readAll, replaceContent } from "./_safe_io.ts";
 
 /** The arguments of `edit`. */
 export interface EditArgs {
@@ -157,49 +161,98 @@ export function createEditTool(options: FsToolOptions): DefinedTool<typeof EDIT_
     async execute(args, exec) {
       checkArgs(args);
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
-      const info = await executor.stat(path);
-      if (info === undefined) {
-        throw new HarnessError("NOT_FOUND", `Cannot edit "${path}": file not found`);
+      if (!isLocalFs(executor)) {
+        checkSize(path, await executor.stat(path));
+        const before = decodeText(path, await executor.readFile(path));
+        const { after, count } = applyEdit(path, before, args);
+        exec.signal.throwIfAborted();
+        const bytes = new TextEncoder().encode(after);
+        await executor.writeFile(path, bytes);
+        const written = await executor.stat(path).catch(() => undefined);
+        reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
+        return editResult(path, before, after, count, args);
       }
-      if (!info.isFile) {
-        throw new HarnessError("IS_DIRECTORY", `Cannot edit "${path}": not a regular file`);
+      const target = await checkedTarget("write", path, exec, options.checkTarget);
+      const found = await lstatOrUndefined("write", target);
+      if (found?.isSymlink) throw fsChanged("write", path, "a symlink appeared on the way");
+      checkSize(path, found && { isFile: found.isFile, size: found.size });
+      const { file, info } = await openVerified("write", target);
+      try {
+        checkSize(path, info);
+        const before = decodeText(path, await readAll(file));
+        const { after, count } = applyEdit(path, before, args);
+        exec.signal.throwIfAborted();
+        const bytes = new TextEncoder().encode(after);
+        const written = await replaceContent(file, bytes);
+        reportObserved(options, exec, path, versionOf(bytes, mtimeOf(written)));
+        return editResult(path, before, after, count, args);
+      } catch (error) {
+        throw osError(error) ? describeFsError("write", path, error) : error;
+      } finally {
+        file.close();
       }
-      if (info.size > DIFF_MAX_BYTES) {
-        throw new HarnessError(
-          "FILE_TOO_LARGE",
-          `Cannot edit "${path}": it has ${info.size} bytes, more than edit handles (${DIFF_MAX_BYTES}); change it with bash instead`,
-        );
-      }
-      const before = decodeText(path, await executor.readFile(path));
-      const count = countOccurrences(before, args.old_string);
-      const all = args.replace_all === true;
-      if (count === 0 || (count > 1 && !all)) {
-        const hint = count === 0
-          ? "it must match the file exactly, including whitespace and indentation; read the file again"
-          : "add surrounding lines to make it unique, or set replace_all to true";
-        throw new HarnessError(
-          "EDIT_MATCH",
-          `Cannot edit "${path}": old_string matches ${count} times but must match exactly once; ${hint}`,
-        );
-      }
-      const at = before.indexOf(args.old_string);
-      const after = all
-        ? before.split(args.old_string).join(args.new_string)
-        : before.slice(0, at) + args.new_string + before.slice(at + args.old_string.length);
-      exec.signal.throwIfAborted();
-      const bytes = new TextEncoder().encode(after);
-      await executor.writeFile(path, bytes);
-      const written = await executor.stat(path).catch(() => undefined);
-      reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
-      const meta: FsMutationMeta = {
-        path,
-        operation: "update",
-        diffs: computeHunkDiffs(path, before, after),
-      };
-      const text = all
-        ? `The file ${path} has been updated successfully. All ${count} occurrences of old_string were replaced.`
-        : `The file ${path} has been updated successfully.`;
-      return { content: [{ type: "text", text }], meta };
     },
   });
+}
+
+/** Refuses a missing file, a non-file and one too large to edit in memory. */
+function checkSize(
+  path: string,
+  info: { readonly isFile: boolean; readonly size: number } | undefined,
+): void {
+  if (info === undefined) {
+    throw new HarnessError("NOT_FOUND", `Cannot edit "${path}": file not found`);
+  }
+  if (!info.isFile) {
+    throw new HarnessError("IS_DIRECTORY", `Cannot edit "${path}": not a regular file`);
+  }
+  if (info.size > DIFF_MAX_BYTES) {
+    throw new HarnessError(
+      "FILE_TOO_LARGE",
+      `Cannot edit "${path}": it has ${info.size} bytes, more than edit handles (${DIFF_MAX_BYTES}); change it with bash instead`,
+    );
+  }
+}
+
+/** The edited text and the occurrence count; refuses no match or an ambiguous one. */
+function applyEdit(
+  path: string,
+  before: string,
+  args: EditArgs,
+): { after: string; count: number } {
+  const count = countOccurrences(before, args.old_string);
+  const all = args.replace_all === true;
+  if (count === 0 || (count > 1 && !all)) {
+    const hint = count === 0
+      ? "it must match the file exactly, including whitespace and indentation; read the file again"
+      : "add surrounding lines to make it unique, or set replace_all to true";
+    throw new HarnessError(
+      "EDIT_MATCH",
+      `Cannot edit "${path}": old_string matches ${count} times but must match exactly once; ${hint}`,
+    );
+  }
+  const at = before.indexOf(args.old_string);
+  const after = all
+    ? before.split(args.old_string).join(args.new_string)
+    : before.slice(0, at) + args.new_string + before.slice(at + args.old_string.length);
+  return { after, count };
+}
+
+/** The tool's result: the applied hunks in `meta.diffs`. */
+function editResult(
+  path: string,
+  before: string,
+  after: string,
+  count: number,
+  args: EditArgs,
+): { content: ContentBlock[]; meta: FsMutationMeta } {
+  const meta: FsMutationMeta = {
+    path,
+    operation: "update",
+    diffs: computeHunkDiffs(path, before, after),
+  };
+  const text = args.replace_all === true
+    ? `The file ${path} has been updated successfully. All ${count} occurrences of old_string were replaced.`
+    : `The file ${path} has been updated successfully.`;
+  return { content: [{ type: "text", text }], meta };
 }

@@ -8,13 +8,20 @@ import type { Context } from "../core/context.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { LocalExecutor } from "./executor.ts";
 import type { Executor } from "./executor.ts";
-import type { ProtectedPaths } from "./protected_paths.ts";
 import { createEditTool } from "./fs_edit.ts";
-import { createReadTool, type FsObservation } from "./fs_read.ts";
+import { createReadTool, type FsObservation, type FsTarget } from "./fs_read.ts";
+import type { ToolExecution } from "../tools/definition.ts";
 import { createWriteTool } from "./fs_write.ts";
 
 /** The context event fs tools emit after they saw a file's content. */
 export const FS_OBSERVED_EVENT = "fs/observed";
+
+/**
+ * The waterfall the fs tools run with the real path a local call is about to open
+ * (`(refusal: string | undefined, exec, target: FsTarget)`): a listener returns a refusal text
+ * when its policy judged the call on another path (the path changed during the call).
+ */
+export const FS_TARGET_EVENT = "fs/target";
 
 /** Config of {@linkcode fsPlugin}. */
 export interface FsPluginConfig {
@@ -22,8 +29,6 @@ export interface FsPluginConfig {
   readonly executor?: Executor;
   /** Base of relative paths when a call has no agent. @default {Deno.cwd()} */
   readonly cwd?: string;
-  /** The files the agent trusts or executes: a write to one asks (or is denied), naming why. */
-  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**
@@ -52,6 +57,10 @@ export const fsPlugin: {
       executor: config.executor ?? new LocalExecutor(),
       ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
       onObserved: (observation: FsObservation) => ctx.emit(FS_OBSERVED_EVENT, observation),
+      checkTarget: (exec: ToolExecution, target: FsTarget) =>
+        ctx.listenerCount(FS_TARGET_EVENT) === 0
+          ? Promise.resolve(undefined)
+          : ctx.waterfall<string | undefined>(FS_TARGET_EVENT, undefined, exec, target),
     };
     tools.register(createReadTool(options));
     tools.register(createWriteTool(options));

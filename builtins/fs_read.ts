@@ -14,7 +14,10 @@ import type { ToolExecution } from "../tools/definition.ts";
 import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor, FileStat } from "./executor.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import { fileChunks, isLocalFs } from "./_fs_stream.ts";
+import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";
 import {
   READ_MAX_BYTES,
   READ_MAX_LINE_CHARS,
@@ -58,6 +61,14 @@ export interface FsObservation {
   readonly version?: FileVersion;
 }
 
+/** A path as a call named it and the real path it reaches (every symlink followed). */
+export interface FsTarget {
+  /** Absolute and lexically normalized, as the call named it. */
+  readonly path: string;
+  /** The real path; components that do not exist yet are appended as they are. */
+  readonly real: string;
+}
+
 /** Options shared by the fs tools. */
 export interface FsToolOptions {
   /** Where file I/O goes. */
@@ -66,6 +77,12 @@ export interface FsToolOptions {
   readonly cwd?: string;
   /** Called after a successful read, write or edit (the plugin emits `fs/observed`). */
   readonly onObserved?: (observation: FsObservation) => void;
+  /**
+   * Asked, with the real path a local call is about to open, whether the policies judged this
+   * call on that path; a string refuses the call with that text (`FS_CHANGED`) before any I/O.
+   * The plugin asks the `fs/target` listeners (the workspace policy).
+   */
+  readonly checkTarget?: (exec: ToolExecution, target: FsTarget) => Promise<string | undefined>;
 }
 
 /** The `read` parameters map. */
@@ -281,37 +298,70 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
     async execute(args, exec) {
       checkArgs(args);
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
-      const info = await executor.stat(path);
-      if (info === undefined) {
-        throw new HarnessError("NOT_FOUND", `Cannot read "${path}": file not found`);
+      if (!isLocalFs(executor)) {
+        const info = fileKind(path, await executor.stat(path));
+        return await readWindow(options, exec, args, path, info, undefined);
       }
-      if (info.isDirectory) {
-        throw new HarnessError(
-          "IS_DIRECTORY",
-          `Cannot read "${path}": it is a directory; list it with bash (ls) instead`,
-        );
+      const target = await checkedTarget("read", path, exec, options.checkTarget);
+      fileKind(path, await lstatOrUndefined("read", target));
+      const { file, info } = await openVerified("read", target);
+      try {
+        if (!info.isFile) throw fsChanged("read", path, `"${target.real}" is not a regular file`);
+        const stat = { isFile: true, isDirectory: false, size: info.size, mtimeMs: mtimeOf(info) };
+        return await readWindow(options, exec, args, path, stat, fileChunks(file, path));
+      } finally {
+        file.close();
       }
-      if (!info.isFile) {
-        // A device or a FIFO could block or never end.
-        throw new HarnessError(
-          "NOT_A_FILE",
-          `Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
-        );
-      }
-      const offset = args.offset ?? 1;
-      const limit = args.limit ?? READ_MAX_LINES;
-      const scan = await scanFile(executor, path, info.size, offset, limit, exec.signal);
-      if (offset > Math.max(scan.total, 1)) {
-        throw new RangeError(
-          `Cannot read "${path}" from line ${offset}: the file has ${scan.total} lines`,
-        );
-      }
-      const { text } = formatWindowRows(path, scan.window, offset, limit, scan.total);
-      const version: FileVersion = scan.hash === undefined
-        ? { size: scan.size, mtimeMs: info.mtimeMs }
-        : { size: scan.size, mtimeMs: info.mtimeMs, hash: scan.hash };
-      reportObserved(options, exec, path, version);
-      return [{ type: "text", text }];
     },
   });
+}
+
+/** Refuses what `read` does not read; a symlink here means the path changed since it resolved. */
+function fileKind(path: string, info: FileStat | Deno.FileInfo | undefined): FileStat {
+  if (info === undefined) {
+    throw new HarnessError("NOT_FOUND", `Cannot read "${path}": file not found`);
+  }
+  if ("isSymlink" in info && info.isSymlink) {
+    throw fsChanged("read", path, "a symlink appeared on the way");
+  }
+  if (info.isDirectory) {
+    throw new HarnessError(
+      "IS_DIRECTORY",
+      `Cannot read "${path}": it is a directory; list it with bash (ls) instead`,
+    );
+  }
+  if (!info.isFile) {
+    // A device or a FIFO could block or never end.
+    throw new HarnessError(
+      "NOT_A_FILE",
+      `Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
+    );
+  }
+  return "mtimeMs" in info ? info : { ...info, mtimeMs: mtimeOf(info) };
+}
+
+/** The window of one read, from `chunks` (the verified handle) or the executor. */
+async function readWindow(
+  options: FsToolOptions,
+  exec: ToolExecution,
+  args: ReadArgs,
+  path: string,
+  info: FileStat,
+  chunks: AsyncGenerator<Uint8Array> | undefined,
+): Promise<ContentBlock[]> {
+  const { executor } = options;
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? READ_MAX_LINES;
+  const scan = await scanFile(executor, path, info.size, offset, limit, exec.signal, chunks);
+  if (offset > Math.max(scan.total, 1)) {
+    throw new RangeError(
+      `Cannot read "${path}" from line ${offset}: the file has ${scan.total} lines`,
+    );
+  }
+  const { text } = formatWindowRows(path, scan.window, offset, limit, scan.total);
+  const version: FileVersion = scan.hash === undefined
+    ? { size: scan.size, mtimeMs: info.mtimeMs }
+    : { size: scan.size, mtimeMs: info.mtimeMs, hash: scan.hash };
+  reportObserved(options, exec, path, version);
+  return [{ type: "text", text }];
 }

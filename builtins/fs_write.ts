@@ -5,13 +5,16 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import type { ToolResult } from "../tools/definition.ts";
+import type { ToolExecution, ToolResult } from "../tools/definition.ts";
 import type { DiffCallView, DiffResultView, FileDiff } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import { type FsToolOptions, reportObserved, splitLines } from "./fs_read.ts";
-import { versionOf } from "./_fs_stream.ts";
+import { isLocalFs, versionOf } from "./_fs_stream.ts";
+import { describeFsError } from "./_fs_errors.ts";
+import { checkedTarget, mtimeOf, openForWrite } from "./_safe_fs.ts";
+import { osError, readAll, replaceContent } from "./_safe_io.ts";
 
 /** Existing files larger than this are overwritten without a diff (bounded memory). */
 export const DIFF_MAX_BYTES = 16 * 1024 * 1024;
@@ -156,27 +159,63 @@ export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRIT
         );
       }
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
-      const info = await executor.stat(path);
-      if (info?.isDirectory) {
-        throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
-      }
-      const before = info === undefined || info.size > DIFF_MAX_BYTES
-        ? null
-        : new TextDecoder().decode(await executor.readFile(path));
-      exec.signal.throwIfAborted();
       const bytes = new TextEncoder().encode(args.content);
-      await executor.writeFile(path, bytes);
-      const written = await executor.stat(path).catch(() => undefined);
-      reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
+      let before: string | null;
+      let created: boolean;
+      if (isLocalFs(executor)) {
+        ({ before, created } = await writeLocal(options, exec, path, bytes));
+      } else {
+        const info = await executor.stat(path);
+        if (info?.isDirectory) {
+          throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
+        }
+        before = info === undefined || info.size > DIFF_MAX_BYTES
+          ? null
+          : new TextDecoder().decode(await executor.readFile(path));
+        exec.signal.throwIfAborted();
+        await executor.writeFile(path, bytes);
+        const written = await executor.stat(path).catch(() => undefined);
+        reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
+        created = info === undefined;
+      }
       const lines = splitLines(args.content).length;
       const meta: FsMutationMeta = {
         path,
-        operation: info === undefined ? "create" : "update",
+        operation: created ? "create" : "update",
         diffs: before === null ? [] : computeHunkDiffs(path, before, args.content),
       };
-      const verb = info === undefined ? "Created" : "Updated";
+      const verb = created ? "Created" : "Updated";
       const count = `${lines} ${lines === 1 ? "line" : "lines"}`;
       return { content: [{ type: "text", text: `${verb} file ${path} (${count})` }], meta };
     },
   });
+}
+
+/**
+ * A local write through a verified handle (`_safe_fs.ts`): the real path is checked with the
+ * policies, then opened (created with `createNew`) and verified; the old content for the diff
+ * is read through the same handle, which is then rewritten in place.
+ */
+async function writeLocal(
+  options: FsToolOptions,
+  exec: ToolExecution,
+  path: string,
+  bytes: Uint8Array,
+): Promise<{ before: string | null; created: boolean }> {
+  const target = await checkedTarget("write", path, exec, options.checkTarget);
+  exec.signal.throwIfAborted();
+  const { file, info, created } = await openForWrite(target);
+  try {
+    const before = created || info.size > DIFF_MAX_BYTES
+      ? null
+      : new TextDecoder().decode(await readAll(file));
+    exec.signal.throwIfAborted();
+    const written = await replaceContent(file, bytes);
+    reportObserved(options, exec, path, versionOf(bytes, mtimeOf(written)));
+    return { before, created };
+  } catch (error) {
+    throw osError(error) ? describeFsError("write", path, error) : error;
+  } finally {
+    file.close();
+  }
 }

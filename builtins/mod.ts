@@ -69,7 +69,7 @@ export {
   reportObserved,
   splitLines,
 } from "./fs_read.ts";
-export type { FileVersion, FsObservation, FsToolOptions, ReadArgs } from "./fs_read.ts";
+export type { FileVersion, FsObservation, FsTarget, FsToolOptions, ReadArgs } from "./fs_read.ts";
 export {
   createWriteTool,
   metaDiffs,
@@ -86,11 +86,15 @@ export {
   presentEditResult,
 } from "./fs_edit.ts";
 export type { EditArgs } from "./fs_edit.ts";
-export { FS_OBSERVED_EVENT, fsPlugin } from "./fs_plugin.ts";
+export { FS_OBSERVED_EVENT, FS_TARGET_EVENT, fsPlugin } from "./fs_plugin.ts";
 export type { FsPluginConfig } from "./fs_plugin.ts";
 export { readBeforeEditPlugin, readBeforeEditReason, staleFileReason } from "./read_before_edit.ts";
 export type { ReadBeforeEditConfig } from "./read_before_edit.ts";
-export { outsideWorkspaceReason, workspacePolicyPlugin } from "./workspace_policy.ts";
+export {
+  outsideWorkspaceReason,
+  protectedPathReason,
+  workspacePolicyPlugin,
+} from "./workspace_policy.ts";
 export type { WorkspacePolicyConfig } from "./workspace_policy.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.

@@ -12,6 +12,7 @@ export type { ToolErrorCode, ToolOutcome } from "../tools/outcome.ts";
 export type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 export type {
   ApprovalOutcome,
+  ApprovalScope,
   ApprovalService,
   AroundExecution,
   AroundWrapper,

@@ -18,11 +18,23 @@ import {
   type ToolOutcome,
 } from "./outcome.ts";
 
+/**
+ * What an "Always allow" answer to an `ask` covers; without one it covers the whole tool. The
+ * fs policies scope asks about a path outside the workspace to its folder and asks about a
+ * protected path to that path.
+ */
+export interface ApprovalScope {
+  /** Remembered with the tool name: another ask with the same key is not asked again. */
+  readonly key: string;
+  /** Names the scope on the prompt's "always" choices, for example `reads in "/etc"`. */
+  readonly label: string;
+}
+
 /** A `tools/pre-execute` decision. */
 export type PreExecuteDecision =
   | { readonly kind: "allow" }
   | { readonly kind: "deny"; readonly reason: string }
-  | { readonly kind: "ask"; readonly reason?: string };
+  | { readonly kind: "ask"; readonly reason?: string; readonly scope?: ApprovalScope };
 
 /**
  * A `tools/pre-execute` waterfall listener: returns a new decision or `undefined` to keep the current one.
@@ -84,7 +96,10 @@ export type ApprovalOutcome =
 /** The optional `ctx.approval` service an `ask` decision is routed to (the ACP bridge provides one). */
 export interface ApprovalService {
   /** Asks the user about one call. */
-  request(exec: ToolExecution, options: { readonly reason?: string }): Promise<ApprovalOutcome>;
+  request(
+    exec: ToolExecution,
+    options: { readonly reason?: string; readonly scope?: ApprovalScope },
+  ): Promise<ApprovalOutcome>;
 }
 
 /** What {@linkcode runPolicy} answers when approval was cancelled because the caller aborted. */
@@ -114,7 +129,7 @@ export async function runPolicy(
       );
     }
     if (decision.kind === "ask") {
-      const answer = await ask(ctx, exec, decision.reason, signal);
+      const answer = await ask(ctx, exec, decision, signal);
       if (answer !== undefined) return answer;
     }
   }
@@ -137,10 +152,11 @@ export async function runPolicy(
 async function ask(
   ctx: Context,
   exec: ToolExecution,
-  reason: string | undefined,
+  decision: { readonly reason?: string; readonly scope?: ApprovalScope },
   signal: AbortSignal,
 ): Promise<ToolOutcome | typeof ABORTED_DURING_POLICY | undefined> {
-  const name = exec.name;
+  const { name } = exec;
+  const { reason, scope } = decision;
   const approval = ctx.get<ApprovalService>("approval");
   if (approval === undefined) {
     return denied(reason ?? `tool "${name}" requires approval (not yet supported)`);
@@ -150,7 +166,10 @@ async function ask(
       `tool "${name}" requires approval, but the call has no agent to route it through`,
     );
   }
-  const answer = await approval.request(exec, reason === undefined ? {} : { reason });
+  const answer = await approval.request(exec, {
+    ...(reason === undefined ? {} : { reason }),
+    ...(scope === undefined ? {} : { scope }),
+  });
   switch (answer) {
     case "allowed-once":
     case "allowed-always":
@@ -217,7 +236,10 @@ function checkPreDecision(value: unknown): PreExecuteDecision {
   if (typeof d === "object" && d !== null) {
     if (d.kind === "allow") return d as PreExecuteDecision;
     if (d.kind === "deny" && typeof d.reason === "string") return d as PreExecuteDecision;
-    if (d.kind === "ask" && (d.reason === undefined || typeof d.reason === "string")) {
+    const scope = (d as { scope?: { key?: unknown; label?: unknown } }).scope;
+    const scoped = scope === undefined ||
+      (typeof scope?.key === "string" && typeof scope.label === "string");
+    if (d.kind === "ask" && (d.reason === undefined || typeof d.reason === "string") && scoped) {
       return d as PreExecuteDecision;
     }
   }

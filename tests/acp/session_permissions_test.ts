@@ -57,3 +57,35 @@ Deno.test("SessionPermissions.ask() treats an unknown option as a rejection", as
   const { permissions } = answering(pick("maybe"));
   equal(await permissions.ask("write", card), "rejected");
 });
+
+Deno.test("SessionPermissions.ask() remembers scoped always answers per tool and scope", async () => {
+  const { permissions, asked } = answering(
+    pick("allow_always"),
+    pick("allow_once"),
+    pick("reject_always"),
+  );
+  const etc = { key: "outside:/etc", label: 'read in "/etc"' };
+  const home = { key: "outside:/root", label: 'read in "/root"' };
+  equal(await permissions.ask("read", card, undefined, etc), "allowed-always");
+  equal(asked[0]?.options[1]?.name, 'Always allow read in "/etc"');
+  equal(asked[0]?.options[3]?.name, 'Always reject read in "/etc"');
+  equal(await permissions.ask("read", card, undefined, etc), "allowed-always");
+  equal(asked.length, 1);
+  // Another scope, the same tool unscoped, and another tool in the same scope all ask.
+  equal(await permissions.ask("read", card, undefined, home), "allowed-once");
+  equal(await permissions.ask("read", card), "rejected");
+  equal(asked.length, 3);
+  deepEqual(asked[2]?.options, [...PERMISSION_OPTIONS]);
+  // A whole-tool "always reject" also rejects the tool's scoped asks; an allowed scope too.
+  equal(await permissions.ask("read", card, undefined, home), "rejected");
+  equal(await permissions.ask("read", card, undefined, etc), "rejected");
+  equal(asked.length, 3);
+});
+
+Deno.test("SessionPermissions.ask() never lets a tool-wide always allow cover a scoped ask", async () => {
+  const { permissions, asked } = answering(pick("allow_always"), pick("reject_once"));
+  equal(await permissions.ask("write", card), "allowed-always");
+  const scope = { key: "outside:/etc", label: 'write in "/etc"' };
+  equal(await permissions.ask("write", card, undefined, scope), "rejected");
+  equal(asked.length, 2);
+});
