@@ -3,7 +3,7 @@
  * of each workspace root, the config files (`"config"`) and the user's own dsh folders
  * (`"user"`, decision `deny`: the user-level config, the trust records, session state). The
  * bash sandbox and the fs tools read it; {@linkcode protectedWriteGate} also denies an fs-tool
- * write to a `deny` entry before any prompt, so no answer of the model or "always allow" reaches
+ * read or write of a `deny` entry before any prompt, so no answer of the model or "always allow" reaches
  * the trust records.
  *
  * @module
@@ -74,10 +74,11 @@ function resolvedPath(path: string): string {
   }
 }
 
-const WRITERS = new Set(["write", "edit"]);
+// Reads too: the user folders hold the API key file and the key that signs session logs.
+const FS_TOOLS = new Set(["read", "write", "edit"]);
 
 /**
- * A `tools/pre-execute` listener: `write` and `edit` to a path under a `deny` entry are denied,
+ * A `tools/pre-execute` listener: `read`, `write` and `edit` of a path under a `deny` entry are denied,
  * naming why (checked on the path as written and with its links resolved).
  *
  * @param paths The protected set.
@@ -88,7 +89,7 @@ export function protectedWriteGate(
   workspace: string,
 ): (decision: PreExecuteDecision, exec: ToolExecution) => PreExecuteDecision | undefined {
   return (decision, exec) => {
-    if (decision.kind === "deny" || !WRITERS.has(exec.name)) return undefined;
+    if (decision.kind === "deny" || !FS_TOOLS.has(exec.name)) return undefined;
     const file = (exec.arguments as { file_path?: unknown } | null)?.file_path;
     if (typeof file !== "string" || file === "") return undefined;
     const path = resolve(exec.agent?.cwd ?? workspace, file);
@@ -97,8 +98,9 @@ export function protectedWriteGate(
       if (entry?.decision === "deny") {
         return {
           kind: "deny",
-          reason:
-            `${exec.name} may not change ${candidate}: it is ${entry.reason} (only the user edits it, outside the agent)`,
+          reason: `${exec.name} may not ${
+            exec.name === "read" ? "read" : "change"
+          } ${candidate}: it is ${entry.reason} (only the user reads and edits it, outside the agent)`,
         };
       }
     }

@@ -194,6 +194,7 @@ Deno.test("the fs tools may not write the trust records or the state folder, lin
   equal(call("edit", "cfg/dsh/dsh.jsonc")?.kind, "deny");
   equal(call("write", join(dir.path, ".local/state/dsh/x.jsonl"))?.kind, "deny");
   equal(call("write", "src/a.ts"), undefined);
-  equal(call("read", join(dir.path, ".config/dsh/trusted.json")), undefined);
+  equal(call("read", join(dir.path, ".config/dsh/deepseek.key"))?.kind, "deny");
+  equal(call("read", "src/a.ts"), undefined);
   equal(paths.find(join(ws, "dsh.jsonc"))?.decision, undefined); // asks (fs tools), not denied
 });
