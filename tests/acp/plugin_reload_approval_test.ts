@@ -1,0 +1,150 @@
+/**
+ * Hot reload never loads code that a tool wrote: a real agent (the launcher, a scripted model)
+ * whose `write` tool rewrites a dsh.jsonc plugin. The new code must not run — its marker file
+ * stays absent — until the user answers the reload prompt with "Reload plugin".
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import {
+  client,
+  type RequestPermissionRequest,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import { join } from "node:path";
+import { spawnAgentProcess } from "../../acp/_agent_process.ts";
+import { tempDir } from "../_helpers.ts";
+import { plainEnv } from "./_snapshot.ts";
+
+function markerPlugin(marker: string, version: string): string {
+  const write = version === "v1"
+    ? ""
+    : `Deno.writeTextFileSync(${JSON.stringify(marker)}, ${JSON.stringify(version)});`;
+  return `export const name = "marker";\nexport function apply() {\n  ${write}\n}\n`;
+}
+
+async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
+  // A failure guard only: the condition normally holds within a second.
+  for (let i = 0; i < 2400; i++) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a plugin file rewritten by a tool call loads only after the user approves the reload", async () => {
+  await using dir = await tempDir();
+  const ws = join(dir.path, "ws");
+  await Deno.mkdir(join(ws, "tools"), { recursive: true });
+  const plugin = join(ws, "tools", "marker.ts");
+  const marker = join(ws, "marker.txt");
+  await Deno.writeTextFile(plugin, markerPlugin(marker, "v1"));
+  await Deno.writeTextFile(
+    join(ws, "dsh.jsonc"),
+    JSON.stringify({ plugins: ["./tools/marker.ts"] }),
+  );
+  const rewrite = (id: string, version: string) => [
+    { toolCalls: [{ id: `${id}_read`, name: "read", args: { file_path: "tools/marker.ts" } }] },
+    {
+      toolCalls: [{
+        id: `${id}_write`,
+        name: "write",
+        args: { file_path: "tools/marker.ts", content: markerPlugin(marker, version) },
+      }],
+    },
+    { text: `Rewrote the plugin (${version}).` },
+  ];
+  const script = join(dir.path, "script.json");
+  await Deno.writeTextFile(
+    script,
+    JSON.stringify([
+      ...rewrite("a", "v2"),
+      { text: "Answer 2." },
+      ...rewrite("b", "v3"),
+      { text: "Answer 4." },
+    ]),
+  );
+  const updates: SessionUpdate[] = [];
+  const reloads: RequestPermissionRequest[] = [];
+  const answers = ["keep", "reload"];
+  const app = client({ name: "reload-approval" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .onRequest("session/request_permission", ({ params }) => {
+      if (!params.options.some((o) => o.optionId === "reload")) {
+        // A write to a protected path may ask: the user allows the tool call itself.
+        return { outcome: { outcome: "selected", optionId: "allow_once" } };
+      }
+      reloads.push(params);
+      return { outcome: { outcome: "selected", optionId: answers.shift() ?? "keep" } };
+    });
+  const agent = spawnAgentProcess(app, {
+    main: new URL("../../acp/launch.ts", import.meta.url),
+    permissions: ["--allow-read", "--allow-env", "--allow-run=deno"],
+    args: ["--sessions-dir", join(dir.path, "sessions"), "--script", script],
+    cwd: ws,
+    clearEnv: true,
+    env: plainEnv(dir.path),
+  });
+  const texts = () =>
+    updates.flatMap((u) =>
+      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []
+    ).join("");
+  const held = () =>
+    (agent.stderr().match(/the change is held until the user approves/g) ?? []).length;
+  try {
+    const a = agent.connection.agent;
+    await a.request("initialize", { protocolVersion: 1 });
+    const { sessionId } = await a.request("session/new", { cwd: ws, mcpServers: [] });
+    const prompt = async (text: string) => {
+      const { stopReason } = await a.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text }],
+      });
+      equal(stopReason, "end_turn");
+    };
+
+    // The tool rewrites the plugin; the watcher holds the change instead of loading it.
+    await prompt("rewrite the plugin");
+    match(await Deno.readTextFile(plugin), /"v2"/);
+    await until("the held change", () => held() >= 1 ? true : undefined);
+    equal(exists(marker), false, "the tool-written plugin ran without approval");
+
+    // The next turn asks first; "Keep the loaded version" leaves v2 unloaded.
+    await prompt("hello");
+    await until("the reload prompt", () => reloads[0]);
+    const ask = reloads[0]!;
+    equal(ask.toolCall.title, 'Reload plugin "./tools/marker.ts" from disk?');
+    deepEqual(ask.options.map((o) => o.kind), ["allow_once", "reject_once"]);
+    const content = JSON.stringify(ask.toolCall.content);
+    match(content, /dsh asks because: plugin \\"\.\/tools\/marker\.ts\\" changed on disk/);
+    match(content, /tools\/marker\.ts \(\+\d+ −\d+ lines\)/);
+    const diff = ask.toolCall.content?.find((c) => c.type === "diff");
+    equal(diff?.type === "diff" ? diff.path : "", plugin);
+    match(diff?.type === "diff" ? diff.newText : "", /"v2"/);
+    await until(
+      "the kept notice",
+      () => /Kept the loaded version/.test(texts()) ? true : undefined,
+    );
+    equal(exists(marker), false, "a rejected reload ran the plugin");
+
+    // Another tool rewrite, approved this time: it loads, in the turn that asked.
+    await prompt("rewrite it again");
+    await until("the second held change", () => held() >= 2 ? true : undefined);
+    equal(exists(marker), false);
+    await prompt("hello again");
+    equal(reloads.length, 2);
+    equal(await Deno.readTextFile(marker), "v3");
+    match(texts(), /Reloaded plugin "\.\/tools\/marker\.ts" \(version 2\)\./);
+    ok(texts().indexOf("Reloaded plugin") < texts().indexOf("Answer 4."));
+  } finally {
+    await agent.close();
+  }
+});
