@@ -61,7 +61,7 @@ function bareImportText(text: string): string | undefined {
   const where = from.startsWith("file://") ? decodeURIComponent(new URL(from).pathname) : from;
   return `${JSON.stringify(where)} imports ${
     JSON.stringify(name)
-  } by its bare name, which the agent cannot resolve: it reads no import map or package.json of your project (and \`deno add\` does not reach it). Import it with a version instead: ${
+  } by its bare name, which the agent cannot resolve: it reads no import map or package.json of your project (a deno.json entry does not reach it). Import it with a version instead: ${
     JSON.stringify(`npm:${name}@<version>`)
   } (or "jsr:@scope/name@<version>" for a JSR package)`;
 }

@@ -113,7 +113,7 @@ Deno.test("pluginErrorText() strips ANSI and the backtrace, and names what works
   const text = pluginErrorText(new TypeError(deno), "./tools/a.ts");
   equal(
     text,
-    '"/w/tools/a.ts" imports "date-fns" by its bare name, which the agent cannot resolve: it reads no import map or package.json of your project (and `deno add` does not reach it). Import it with a version instead: "npm:date-fns@<version>" (or "jsr:@scope/name@<version>" for a JSR package)',
+    '"/w/tools/a.ts" imports "date-fns" by its bare name, which the agent cannot resolve: it reads no import map or package.json of your project (a deno.json entry does not reach it). Import it with a version instead: "npm:date-fns@<version>" (or "jsr:@scope/name@<version>" for a JSR package)',
   );
   equal(
     cleanDenoText(
