@@ -29,8 +29,7 @@ const UNSAFE =
   /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
 
 /** Spaces (ASCII and Unicode, tabs and breaks included) that can pad text out of sight. */
-// deno-lint-ignore no-control-regex -- vertical tab and form feed pad too.
-const SPACE = /[ \t\n\r\u000b\u000c\u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000]/;
+const SPACE = /[ \t\n\u00a0\u1680\u2000-\u200a\u202f\u205f\u2800\u3000]/;
 
 const NAMED: Readonly<Record<string, string>> = {
   "\t": "\\t",
