@@ -24,8 +24,8 @@ export interface SafeTextOptions {
  * isolates and marks, zero-width and invisible fillers, line/paragraph separators, the BOM, and
  * Unicode tag characters (which smuggle invisible ASCII).
  */
-// deno-lint-ignore no-control-regex -- matching control characters is the point.
 const UNSAFE =
+  // deno-lint-ignore no-control-regex -- matching control characters is the point.
   /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
 
 /** Spaces (ASCII and Unicode, tabs and breaks included) that can pad text out of sight. */
