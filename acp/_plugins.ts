@@ -120,12 +120,18 @@ export function loadConfigPlugins(ctx: ToolsContext, options: ConfigPluginsOptio
 
 function protect({ options }: Loader, slot: Slot): void {
   if (slot.plugin.path === undefined) return;
+  const reason = `code of plugin ${JSON.stringify(slot.plugin.specifier)}, which the agent runs`;
+  // The path as configured and, through a symlinked folder, the file it resolves to.
+  const paths = new Set(slot.files.flatMap((path) => {
+    try {
+      return [path, Deno.realPathSync(path)];
+    } catch {
+      return [path];
+    }
+  }));
   options.protectedPaths?.set(
     `plugin:${slot.plugin.specifier}`,
-    slot.files.map((path) => ({
-      path,
-      reason: `code of plugin ${JSON.stringify(slot.plugin.specifier)}, which the agent runs`,
-    })),
+    [...paths].map((path) => ({ path, reason })),
   );
 }
 

@@ -11,7 +11,7 @@
  */
 import { diffLines } from "diff";
 import { relative } from "node:path";
-import { hasHiddenText } from "../core/safe_text.ts";
+import { hasHiddenText, safeText } from "../core/safe_text.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
 import type { ServerState } from "./_server_state.ts";
 import type { ToolCallContentWire } from "./session_update_wire.ts";
@@ -95,7 +95,8 @@ export class TurnNotices {
   }
 
   /** Says `text` now in sessions whose turn runs, and at the next prompt in the others. */
-  notice(value: string): void {
+  notice(text: string): void {
+    const value = safeText(text, { multiline: true, maxChars: 4000 });
     const { sessions } = this.#state;
     if (sessions.size === 0) return push(this.#unseen, value);
     for (const [sessionId, live] of sessions) {

@@ -18,7 +18,8 @@ function markerPlugin(marker: string, version: string): string {
   const write = version === "v1"
     ? ""
     : `Deno.writeTextFileSync(${JSON.stringify(marker)}, ${JSON.stringify(version)});`;
-  return `export const name = "marker";\nexport function apply() {\n  ${write}\n}\n`;
+  return `import { tag } from "./helper.ts";\nexport const name = "marker";\n` +
+    `export function apply() {\n  void tag;\n  ${write}\n}\n`;
 }
 
 async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
@@ -47,6 +48,8 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
   const plugin = join(ws, "tools", "marker.ts");
   const marker = join(ws, "marker.txt");
   await Deno.writeTextFile(plugin, markerPlugin(marker, "v1"));
+  const helper = join(ws, "tools", "helper.ts");
+  await Deno.writeTextFile(helper, 'export const tag = "v1";\n');
   await Deno.writeTextFile(
     join(ws, "dsh.jsonc"),
     JSON.stringify({ plugins: ["./tools/marker.ts"] }),
@@ -70,13 +73,20 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
       { text: "Answer 2." },
       ...rewrite("b", "v3"),
       { text: "Answer 4." },
+      { text: "Answer 5." },
     ]),
   );
   const updates: SessionUpdate[] = [];
+  // Every message must arrive inside a turn, where every client shows it.
+  let inTurn = false;
+  const outside: SessionUpdate[] = [];
   const reloads: RequestPermissionRequest[] = [];
   const answers = ["keep", "reload"];
   const app = client({ name: "reload-approval" })
-    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .onNotification("session/update", ({ params }) => {
+      updates.push(params.update);
+      if (!inTurn) outside.push(params.update);
+    })
     .onRequest("session/request_permission", ({ params }) => {
       if (!params.options.some((o) => o.optionId === "reload")) {
         // A write to a protected path may ask: the user allows the tool call itself.
@@ -104,10 +114,12 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
     await a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await a.request("session/new", { cwd: ws, mcpServers: [] });
     const prompt = async (text: string) => {
+      inTurn = true;
       const { stopReason } = await a.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text }],
       });
+      inTurn = false;
       equal(stopReason, "end_turn");
     };
 
@@ -144,6 +156,18 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
     equal(await Deno.readTextFile(marker), "v3");
     match(texts(), /Reloaded plugin "\.\/tools\/marker\.ts" \(version 2\)\./);
     ok(texts().indexOf("Reloaded plugin") < texts().indexOf("Answer 4."));
+
+    // A change said between turns (an imported module changed) waits for the next turn.
+    await Deno.writeTextFile(helper, 'export const tag = "v2";\n');
+    await until("the import notice", () => /imported by plugin/.test(agent.stderr()) || undefined);
+    equal(/imported by plugin/.test(texts()), false);
+    await prompt("and again");
+    match(
+      texts(),
+      /"[^"]*helper\.ts", imported by plugin "\.\/tools\/marker\.ts", changed on disk/,
+    );
+    equal(reloads.length, 2);
+    deepEqual(outside, []);
   } finally {
     await agent.close();
   }
