@@ -212,7 +212,7 @@ export async function probePluginPermissions(
     const raw = new TextDecoder().decode(stderr);
     const text = /NotCapable|Requires \w+ access/.test(raw)
       ? `${
-        cleanDenoText(raw).split("\n")[0]
+        cleanDenoText(raw).split("\n")[0]!.replace(/, run again with the --allow-\w+ flag/, "")
       } (its top-level code ran with no permissions, as it always does here: move that code into apply(), which runs with what the plugin declares)`
       : pluginErrorText(raw, plugin.specifier);
     throw new Error(

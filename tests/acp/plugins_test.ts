@@ -210,6 +210,8 @@ Deno.test("agentCommand() grants what the listed plugins declare, and nothing fo
     JSON.stringify({ plugins: ["./tools/gh.ts", "./tools/greedy.ts"], env: { inherit: "core" } }),
   );
   const { args } = await agentCommand(dir.path, []);
+  // Its own lock copy: a plugin's npm: imports never land in this package's deno.lock.
+  ok(args.some((a) => /^--lock=.*plugins\.deno\.lock$/.test(a)), args.join(" "));
   const flag = (name: string) => args.find((a) => a.startsWith(`--allow-${name}=`)) ?? "";
   ok(flag("net").split(/[=,]/).includes("api.github.com"), flag("net"));
   ok(!flag("net").includes("evil.example"));
@@ -243,5 +245,23 @@ Deno.test("probePluginPermissions() rejects a malformed declaration with its kin
     message: `Cannot grant the permissions of plugin ${
       JSON.stringify(file)
     }: unknown kind "ffi": expected net, read, write, run, env`,
+  });
+});
+
+Deno.test("probePluginPermissions() says top-level code runs unprivileged, without Deno's flag", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "greedy.ts");
+  await Deno.writeTextFile(
+    file,
+    'export const host = Deno.env.get("HOST");\nexport function apply() {}\n',
+  );
+  const [plugin] = resolvePlugins([file], dir.path);
+  await rejects(probePluginPermissions(plugin!), (error: Error) => {
+    match(
+      error.message,
+      /Requires env access to "HOST" \(its top-level code ran with no permissions/,
+    );
+    equal(/--allow-env|Stack backtrace|data:/.test(error.message), false, error.message);
+    return true;
   });
 });
