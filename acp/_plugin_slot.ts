@@ -79,11 +79,20 @@ function names(paths: readonly string[]): string {
   return paths.map((path) => JSON.stringify(path)).join(", ");
 }
 
+const reviews = new WeakMap<Slot, Promise<void>>();
+
 /**
  * Compares a slot's files with what was last seen and, when the plugin file changed, holds the
- * change for the user (`options.review`), or loads it at once without a review channel.
+ * change for the user (`options.review`), or loads it at once without a review channel. One
+ * review of a slot runs at a time.
  */
-export async function reviewChange(loader: Loader, slot: Slot, attempt: Attempt): Promise<void> {
+export function reviewChange(loader: Loader, slot: Slot, attempt: Attempt): Promise<void> {
+  const run = (reviews.get(slot) ?? Promise.resolve()).then(() => review(loader, slot, attempt));
+  reviews.set(slot, run.catch(() => {}));
+  return run;
+}
+
+async function review(loader: Loader, slot: Slot, attempt: Attempt): Promise<void> {
   const { ctx, options } = loader;
   const path = slot.plugin.path;
   if (path === undefined) return;

@@ -202,6 +202,12 @@ async function load(
     }
     if (!initial && options.typeCheck !== false) {
       await typeCheck(plugin.path, options.configFile);
+      // Read again right before the import: what loads is what was checked and approved.
+      const again = await readTexts([...texts.keys()]);
+      if ([...texts].some(([path, text]) => again.get(path) !== text)) {
+        await reviewChange(loader, slot, attempt);
+        return;
+      }
     }
   }
   const before = new Set(ctx.tools.list().map((t) => t.name));

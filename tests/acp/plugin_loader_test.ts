@@ -24,6 +24,12 @@ export function apply(ctx) {
 `;
 }
 
+/** Saves as editors do (a temp file renamed over the old one): one change, never a torn file. */
+async function save(path: string, text: string): Promise<void> {
+  await Deno.writeTextFile(`${path}.tmp`, text);
+  await Deno.rename(`${path}.tmp`, path);
+}
+
 async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
   for (let i = 0; i < 1200; i++) {
     const value = probe();
@@ -204,7 +210,7 @@ Deno.test("loadConfigPlugins() holds a change for review and protects the plugin
   const withHelper = (version: string) =>
     `import { who } from "./helper.ts";\n${source(version).replace("Greets (", "Greets (${who} ")}`
       .replace('description: "Greets', "description: `Greets").replace(')",', ")`,");
-  await Deno.writeTextFile(file, withHelper("v1"));
+  await save(file, withHelper("v1"));
   const ctx = await createHarness({ logSink: () => {} });
   const notices: string[] = [];
   const changes: PluginChange[] = [];
@@ -225,7 +231,7 @@ Deno.test("loadConfigPlugins() holds a change for review and protects the plugin
     equal(protectedPaths.find(join(dir.path, "other.ts")), undefined);
 
     // A change is held, not loaded, until decided.
-    await Deno.writeTextFile(file, withHelper("v2"));
+    await save(file, withHelper("v2"));
     const change = await until("the held change", () => changes[0]);
     equal(change.plugin, "./greeter.ts");
     equal(change.files[0]?.path, file);
@@ -236,18 +242,30 @@ Deno.test("loadConfigPlugins() holds a change for review and protects the plugin
     match(notices.at(-1) ?? "", /^Kept the loaded version of plugin "\.\/greeter\.ts"/);
 
     // Changed again after the prompt was shown: approving the old prompt loads nothing stale.
-    await Deno.writeTextFile(file, withHelper("v3"));
+    await save(file, withHelper("v3"));
     const third = await until("the third change", () => changes[1]);
-    await Deno.writeTextFile(file, withHelper("v4"));
+    await save(file, withHelper("v4"));
     const fourth = await until("the fourth change", () => changes[2]);
     await third.decide(true);
     equal(ctx.tools.get("greet")?.description, "Greets (v1 v1)");
     await fourth.decide(true);
     equal(ctx.tools.get("greet")?.description, "Greets (v1 v4)");
 
+    // Rewritten between the approval and the load: the approved text is gone, so nothing loads
+    // and the new text is asked about.
+    await save(file, withHelper("v5"));
+    const fifth = await until("the fifth change", () => changes[3]);
+    await save(file, withHelper("v6"));
+    await fifth.decide(true);
+    equal(ctx.tools.get("greet")?.description, "Greets (v1 v4)");
+    const sixth = await until("the sixth change", () => changes[4]);
+    match(sixth.files[0]?.newText ?? "", /v6/);
+    equal(changes.length, 5);
+    await sixth.decide(false);
+
     // An imported module's change cannot hot-load: the user is told, nothing is asked.
     const asked = changes.length;
-    await Deno.writeTextFile(helper, 'export const who = "evil";\n');
+    await save(helper, 'export const who = "evil";\n');
     match(
       await until("the import notice", () => notices.find((n) => n.includes("helper.ts"))),
       /imported by plugin "\.\/greeter\.ts", changed on disk: the agent keeps the version it loaded/,
