@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { errorMessage } from "../core/error_message.ts";
 import { cleanDenoText } from "./_plugin_errors.ts";
 import {
@@ -44,7 +44,8 @@ export function pluginLockPath(): string | undefined {
       return undefined;
     }
   };
-  const state = read("XDG_STATE_HOME");
+  // The XDG spec ignores a relative XDG_STATE_HOME.
+  const state = [read("XDG_STATE_HOME")].find((dir) => dir !== undefined && isAbsolute(dir));
   const home = read("HOME");
   const dir = state ?? (home === undefined ? undefined : join(home, ".local", "state"));
   return dir === undefined ? undefined : join(dir, "dsh", "plugins.deno.lock");

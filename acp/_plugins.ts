@@ -303,10 +303,21 @@ export async function startConfigPlugins(
 ): Promise<void> {
   if (specifiers.length === 0) return;
   const url = new URL("../deno.json", import.meta.url);
+  // Plugins load while the editor connects: what they say before the ACP server listens waits
+  // for its "acp/listening".
+  const early: [string, unknown][] = [];
+  const send = (event: string, payload: unknown) => {
+    if (ctx.listenerCount(event) > 0) ctx.emit(event, payload);
+    else early.push([event, payload]);
+  };
+  const off = ctx.on("acp/listening", () => {
+    for (const [event, payload] of early.splice(0)) ctx.emit(event, payload);
+  });
+  ctx.effect(() => off);
   const handle = loadConfigPlugins(ctx, {
     plugins: resolvePlugins(specifiers, base),
-    notify: (text) => ctx.emit("acp/notice", text),
-    review: (change) => ctx.emit("acp/plugin-change", change),
+    notify: (text) => send("acp/notice", text),
+    review: (change) => send("acp/plugin-change", change),
     ...(options.protectedPaths !== undefined ? { protectedPaths: options.protectedPaths } : {}),
     ...(url.protocol === "file:" ? { configFile: url.pathname } : {}),
   });

@@ -59,6 +59,7 @@ export function listen(state: ServerState): void {
   // said inside a turn, where every client shows them (acp/_turn_notices.ts).
   ctx.on("acp/notice", (text: string) => state.turnNotices.notice(text));
   ctx.on("acp/plugin-change", (change: PluginChange) => state.turnNotices.change(change));
+  ctx.emit("acp/listening");
 }
 
 /** `session/new`: creates an agent with a new log and opens it. */

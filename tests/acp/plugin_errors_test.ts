@@ -73,6 +73,7 @@ Deno.test("the real agent: a missing plugin, an npm import and an undeclared per
   }
   const wire = JSON.stringify(updates);
   const stderr = agent.stderr();
+  ok(/fetch_it/.test(stderr) || wire.includes("Requires net access"), `${stderr}\n${wire}`);
   // The missing plugin: its path and a plain reason, in the editor and on stderr.
   const missing = join(ws, "tools", "missing.ts");
   ok(
