@@ -57,7 +57,8 @@ Deno.test("the real agent: a missing plugin, an npm import and an undeclared per
     permissions: ["--allow-read", "--allow-env", "--allow-run=deno"],
     args: ["--sessions-dir", join(dir.path, "sessions"), "--script", script],
     cwd: ws,
-    env: { XDG_STATE_HOME: state, DEEPSEEK_API_KEY: "" },
+    // INIT_CWD: `deno task test` sets it, and the launcher takes it for the workspace.
+    env: { XDG_STATE_HOME: state, DEEPSEEK_API_KEY: "", INIT_CWD: ws },
   });
   try {
     const a = agent.connection.agent;
