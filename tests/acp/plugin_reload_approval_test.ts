@@ -80,20 +80,25 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
   // Every message must arrive inside a turn, where every client shows it.
   let inTurn = false;
   const outside: SessionUpdate[] = [];
-  const reloads: RequestPermissionRequest[] = [];
-  const answers = ["keep", "reload"];
+  // The reload prompts, each answered when the test says (whichever turn it arrives in).
+  const reloads: { params: RequestPermissionRequest; answer: (optionId: string) => void }[] = [];
   const app = client({ name: "reload-approval" })
     .onNotification("session/update", ({ params }) => {
       updates.push(params.update);
-      if (!inTurn) outside.push(params.update);
+      if (!inTurn && params.update.sessionUpdate === "agent_message_chunk") {
+        outside.push(params.update);
+      }
     })
     .onRequest("session/request_permission", ({ params }) => {
       if (!params.options.some((o) => o.optionId === "reload")) {
         // A write to a protected path may ask: the user allows the tool call itself.
         return { outcome: { outcome: "selected", optionId: "allow_once" } };
       }
-      reloads.push(params);
-      return { outcome: { outcome: "selected", optionId: answers.shift() ?? "keep" } };
+      const answered = Promise.withResolvers<string>();
+      reloads.push({ params, answer: answered.resolve });
+      return answered.promise.then((optionId) => ({
+        outcome: { outcome: "selected" as const, optionId },
+      }));
     });
   const agent = spawnAgentProcess(app, {
     main: new URL("../../acp/launch.ts", import.meta.url),
@@ -129,10 +134,14 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
     await until("the held change", () => held() >= 1 ? true : undefined);
     equal(exists(marker), false, "the tool-written plugin ran without approval");
 
-    // The next turn asks first; "Keep the loaded version" leaves v2 unloaded.
-    await prompt("hello");
-    await until("the reload prompt", () => reloads[0]);
-    const ask = reloads[0]!;
+    // The next turn asks first (if the running one did not); "Keep the loaded version" leaves
+    // v2 unloaded.
+    const second = prompt("hello");
+    const first = await until("the reload prompt", () => reloads[0]);
+    equal(exists(marker), false, "the plugin ran while its reload was being asked about");
+    first.answer("keep");
+    await second;
+    const ask = first.params;
     equal(ask.toolCall.title, 'Reload plugin "./tools/marker.ts" from disk?');
     deepEqual(ask.options.map((o) => o.kind), ["allow_once", "reject_once"]);
     const content = JSON.stringify(ask.toolCall.content);
@@ -150,8 +159,11 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
     // Another tool rewrite, approved this time: it loads, in the turn that asked.
     await prompt("rewrite it again");
     await until("the second held change", () => held() >= 2 ? true : undefined);
-    equal(exists(marker), false);
-    await prompt("hello again");
+    const fourth = prompt("hello again");
+    const again = await until("the second reload prompt", () => reloads[1]);
+    equal(exists(marker), false, "the plugin ran before its reload was approved");
+    again.answer("reload");
+    await fourth;
     equal(reloads.length, 2);
     equal(await Deno.readTextFile(marker), "v3");
     match(texts(), /Reloaded plugin "\.\/tools\/marker\.ts" \(version 2\)\./);
