@@ -101,7 +101,7 @@ export function loadTools(
     })
   ).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");
-    await startConfigPlugins(ctx, config.plugins, base);
+    await startConfigPlugins(ctx, config.plugins, base, { protectedPaths });
     if (logLevel !== "debug" && logLevel !== "info") return;
     Deno.stderr.writeSync(new TextEncoder().encode(bannerLine({
       model,

@@ -1,22 +1,34 @@
 /**
  * The agent's half of `dsh.jsonc` plugins: load each listed module with `ctx.plugin`, watch the
- * local files and hot-reload them on save (core/reload.ts). A running call finishes on the version
- * it started with; the next call uses the new one. A broken edit — a type error (`deno check`), a
- * syntax or import error, a missing `apply`, or an `apply` that throws — keeps the previous
- * version and is reported to the user (stderr and a message in every open session).
+ * local files and the local modules they import, and hot-reload a plugin file once the user
+ * approves the change (core/reload.ts). A plugin runs in the agent's own process, outside the
+ * sandbox, so a change on disk (which a tool call or the sandbox may have made) is held as
+ * pending: `review` shows it to the user and only `decide(true)` loads it. A running call
+ * finishes on the version it started with; the next call uses the new one. A broken edit — a
+ * type error (`deno check`), a syntax or import error, a missing `apply`, or an `apply` that
+ * throws — keeps the previous version and is reported to the user. Every (re)load protects the
+ * plugin file and its local imports (`ProtectedPaths` source `plugin:<specifier>`).
  *
  * @module
  */
-import { dirname } from "node:path";
-import type { Context, Fiber, Plugin } from "../core/mod.ts";
+import type { Fiber, Plugin } from "../core/mod.ts";
+import type { ToolsContext } from "../registry/mod.ts";
 import { reloadPlugin } from "../core/reload.ts";
-import { errorMessage } from "../core/error_message.ts";
+import type { ProtectedPaths } from "../builtins/protected_paths.ts";
+import { pluginErrorText } from "./_plugin_errors.ts";
+import { localModules, readTexts } from "./_plugin_graph.ts";
+import { PluginWatch } from "./_plugin_watch.ts";
+import { type ResolvedPlugin, resolvePlugins } from "./plugin_permissions.ts";
 import {
-  checkPluginPermissions,
-  missingPermissions,
-  type ResolvedPlugin,
-  resolvePlugins,
-} from "./plugin_permissions.ts";
+  type PluginChange,
+  reviewChange,
+  type Slot,
+  trackPluginTools,
+  typeCheck,
+  warnMissingPermissions,
+} from "./_plugin_slot.ts";
+
+export type { ChangedFile, PluginChange } from "./_plugin_slot.ts";
 
 /** Options of {@linkcode loadConfigPlugins}. */
 export interface ConfigPluginsOptions {
@@ -24,13 +36,21 @@ export interface ConfigPluginsOptions {
   readonly plugins: readonly ResolvedPlugin[];
   /** Shows a message to the user (the ACP sessions). */
   readonly notify: (text: string) => void;
-  /** Watch local plugin files and reload them on change. @default {true} */
+  /**
+   * Holds a change of a watched file for the user's approval: it loads only once
+   * `change.decide(true)` is called. Without it, changes load at once (only for embedders whose
+   * plugin files no tool can write). @default {undefined}
+   */
+  readonly review?: (change: PluginChange) => void;
+  /** Where each plugin's files are protected (source `plugin:<specifier>`). @default {undefined} */
+  readonly protectedPaths?: ProtectedPaths;
+  /** Watch local plugin files and offer their changes for reload. @default {true} */
   readonly watch?: boolean;
-  /** Quiet period after the last change before reloading, in ms. @default {100} */
+  /** Quiet period after the last change before reviewing it, in ms. @default {100} */
   readonly debounceMs?: number;
   /** Type-check an edited `.ts` plugin (`deno check`) before reloading it. @default {true} */
   readonly typeCheck?: boolean;
-  /** The config file `deno check` resolves `@dsh/harness` with. @default {undefined} */
+  /** The config file `deno check` and `deno info` resolve `@dsh/harness` with. @default {undefined} */
   readonly configFile?: string;
 }
 
@@ -40,130 +60,159 @@ export interface ConfigPlugins extends AsyncDisposable {
   readonly ready: Promise<void>;
 }
 
-interface Slot {
-  readonly plugin: ResolvedPlugin;
-  fiber: Fiber | undefined;
-  module: Plugin | undefined;
-  version: number;
-  lastText: string | undefined;
-  queue: Promise<void>;
-  timer: ReturnType<typeof setTimeout> | undefined;
-}
-
-const MODULE_FILE = /\.(m?[jt]sx?)$/;
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-async function typeCheck(path: string, configFile: string | undefined): Promise<void> {
-  if (!/\.(m?ts|tsx)$/.test(path)) return;
-  let output: Deno.CommandOutput;
-  try {
-    output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "check",
-        "--quiet",
-        ...(configFile !== undefined ? ["--config", configFile] : []),
-        path,
-      ],
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-  } catch {
-    return; // No deno to run: the import below still catches syntax errors.
-  }
-  if (output.success) return;
-  const text = new TextDecoder().decode(output.stderr).trim();
-  throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
-}
-
 /** What every step of loading a plugin needs. */
-interface Loader {
-  readonly ctx: Context;
+export interface Loader {
+  readonly ctx: ToolsContext;
   readonly options: ConfigPluginsOptions;
+  readonly slots: readonly Slot[];
+  /** Loads run one at a time (so each plugin's tools are known). */
+  queue: Promise<void>;
+  /** Local modules already imported into this process (they stay until a restart). */
+  readonly inProcess: Set<string>;
+  watch: PluginWatch | undefined;
 }
 
 /**
- * Loads the config's plugins into `ctx` and (for local files) reloads them on save.
+ * Loads the config's plugins into `ctx` and (for local files) offers their changes for reload.
  *
  * @param ctx The harness context (plugins become its children).
- * @param options The plugins, the user channel and the watch settings.
+ * @param options The plugins, the user channel, the approval channel and the watch settings.
  * @returns The handle; dispose it to stop watching (the fibers go with `ctx`).
  */
-export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): ConfigPlugins {
-  const loader: Loader = { ctx, options };
+export function loadConfigPlugins(ctx: ToolsContext, options: ConfigPluginsOptions): ConfigPlugins {
   const slots = options.plugins.map((plugin): Slot => ({
     plugin,
     fiber: undefined,
     module: undefined,
     version: 0,
-    lastText: undefined,
-    queue: Promise.resolve(),
+    attempts: 0,
+    files: plugin.path === undefined ? [] : [plugin.path],
+    seen: new Map(),
+    pending: undefined,
     timer: undefined,
+    tools: new Set(),
   }));
+  const loader: Loader = {
+    ctx,
+    options,
+    slots,
+    queue: Promise.resolve(),
+    inProcess: new Set(),
+    watch: undefined,
+  };
+  // Protected before the first load: a missing plugin file cannot be planted either.
+  for (const slot of slots) protect(loader, slot);
+  trackPluginTools(loader);
   const ready = Promise.all(slots.map((slot) => attempt(loader, slot, true))).then(() => {});
-  const watcher = options.watch === false ? undefined : watchSlots(loader, slots);
+  if (options.watch !== false) {
+    loader.watch = new PluginWatch(ctx, (path) => onChange(loader, path));
+    loader.watch.update(slots.flatMap((s) => s.files));
+  }
   return {
     ready,
     async [Symbol.asyncDispose]() {
-      watcher?.close();
+      loader.watch?.close();
       for (const slot of slots) clearTimeout(slot.timer);
-      await Promise.all(slots.map((s) => s.queue));
+      await loader.queue;
     },
   };
 }
 
+function protect({ options }: Loader, slot: Slot): void {
+  if (slot.plugin.path === undefined) return;
+  const reason = `code of plugin ${JSON.stringify(slot.plugin.specifier)}, which the agent runs`;
+  // The path as configured and, through a symlinked folder, the file it resolves to.
+  const paths = new Set(slot.files.flatMap((path) => {
+    try {
+      return [path, Deno.realPathSync(path)];
+    } catch {
+      return [path];
+    }
+  }));
+  options.protectedPaths?.set(
+    `plugin:${slot.plugin.specifier}`,
+    [...paths].map((path) => ({ path, reason })),
+  );
+}
+
+function onChange(loader: Loader, path: string): void {
+  for (const slot of loader.slots) {
+    if (!slot.files.includes(path)) continue;
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => {
+      slot.timer = undefined;
+      reviewChange(loader, slot, attempt).catch((error) => {
+        loader.ctx.logger.warn(`Cannot review a change of plugin ${slot.plugin.specifier}`, {
+          error: String(error),
+        });
+      });
+    }, loader.options.debounceMs ?? 100);
+  }
+}
+
 function report({ ctx, options }: Loader, slot: Slot, error: unknown, initial: boolean): void {
   const what = JSON.stringify(slot.plugin.specifier);
+  const reason = pluginErrorText(error, slot.plugin.specifier);
   const text = initial
-    ? `Cannot load plugin ${what}: ${errorMessage(error)}`
+    ? `Cannot load plugin ${what}: ${reason}`
     : `Cannot reload plugin ${what}, keeping ${
       slot.module === undefined ? "it unloaded" : "the previous version"
-    }: ${errorMessage(error)}`;
+    }: ${reason}`;
   ctx.logger.error(text);
   options.notify(text);
 }
 
-/** Queues one (re)load of a slot; a failure is reported, never thrown. */
-function attempt(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
+/**
+ * Queues one (re)load of a slot; a failure is reported, never thrown. `expected` holds the
+ * texts the user approved: a file that differs by now is offered again instead of loaded.
+ */
+function attempt(
+  loader: Loader,
+  slot: Slot,
+  initial: boolean,
+  expected?: ReadonlyMap<string, string | null>,
+): Promise<void> {
   const { ctx } = loader;
-  slot.queue = slot.queue.then(() => load(loader, slot, initial)).catch((error) => {
+  const run = loader.queue.then(() => load(loader, slot, initial, expected)).catch((error) => {
     if (ctx.fiber.state === "disposed") return;
-    // A newer save is already waiting (the file was caught mid-write): judge that one instead.
-    if (slot.timer !== undefined) {
-      ctx.logger.debug(
-        `Skipped a failed reload of ${slot.plugin.specifier}: a newer save is pending`,
-      );
-      return;
-    }
     report(loader, slot, error, initial);
   });
-  return slot.queue;
+  loader.queue = run;
+  return run;
 }
 
-async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
+async function load(
+  loader: Loader,
+  slot: Slot,
+  initial: boolean,
+  expected: ReadonlyMap<string, string | null> | undefined,
+): Promise<void> {
   const { ctx, options } = loader;
   const { plugin } = slot;
   if (plugin.path !== undefined) {
-    const text = await Deno.readTextFile(plugin.path).catch((error) => {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    const texts = await readTexts(expected === undefined ? [plugin.path] : [...expected.keys()]);
+    if (expected !== undefined && [...expected].some(([path, text]) => texts.get(path) !== text)) {
+      // Changed again since the user approved it: that is a new change, to be asked about.
+      await reviewChange(loader, slot, attempt);
+      return;
+    }
+    for (const [path, text] of texts) slot.seen.set(path, text);
+    if (texts.get(plugin.path) === null) {
       throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
-    });
-    if (!initial && text === slot.lastText) return; // touched, not changed
-    slot.lastText = text;
+    }
     if (!initial && options.typeCheck !== false) {
       await typeCheck(plugin.path, options.configFile);
+      // Read again right before the import: what loads is what was checked and approved.
+      const again = await readTexts([...texts.keys()]);
+      if ([...texts].some(([path, text]) => again.get(path) !== text)) {
+        await reviewChange(loader, slot, attempt);
+        return;
+      }
     }
   }
-  const version = ++slot.version;
-  const { fiber, module } = await importVersion(ctx, slot, version);
+  const before = new Set(ctx.tools.list().map((t) => t.name));
+  for (const name of slot.tools) before.delete(name);
+  const { fiber, module } = await importVersion(ctx, slot, ++slot.attempts);
   if (fiber.state === "failed") {
     const error = fiber.error;
     await fiber.dispose();
@@ -174,125 +223,102 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
   }
   slot.fiber = fiber;
   slot.module = module;
+  // Only a successful load is a version.
+  const version = ++slot.version;
+  slot.tools = new Set(ctx.tools.list().map((t) => t.name).filter((name) => !before.has(name)));
+  await afterLoad(loader, slot);
   warnMissingPermissions(loader, plugin, module);
   if (!initial) {
-    ctx.logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
-    options.notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
+    const text = `Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version}).`;
+    ctx.logger.info(text);
+    options.notify(text);
   }
+}
+
+/** The loaded version's files: protected, watched, and known to be in this process. */
+async function afterLoad(loader: Loader, slot: Slot): Promise<void> {
+  const path = slot.plugin.path;
+  if (path === undefined) return;
+  const configFile = loader.options.configFile;
+  slot.files = await localModules(path, configFile === undefined ? {} : { configFile });
+  const texts = await readTexts(slot.files.filter((file) => !slot.seen.has(file)));
+  for (const [file, text] of texts) slot.seen.set(file, text);
+  for (const file of slot.files) loader.inProcess.add(file);
+  protect(loader, slot);
+  loader.watch?.update(loader.slots.flatMap((s) => s.files));
 }
 
 /** Imports and applies one version of a slot's module. */
 async function importVersion(
-  ctx: Context,
+  ctx: ToolsContext,
   slot: Slot,
-  version: number,
+  attempt: number,
 ): Promise<{ fiber: Fiber; module: Plugin }> {
   const { plugin } = slot;
+  const url = new URL(plugin.url);
+  // A local file is imported as `<url>?v=<attempt>` (a failed import is cached per URL).
+  if (plugin.path !== undefined) url.searchParams.set("v", String(attempt));
+  const module = await import(url.href) as Partial<Plugin>;
+  if (typeof module.apply !== "function") {
+    throw new TypeError(
+      "the module has no apply() export (a plugin exports name, inject and apply)",
+    );
+  }
   if (plugin.path === undefined) {
-    const module = await import(plugin.url) as Plugin;
-    if (typeof module.apply !== "function") {
-      throw new TypeError(
-        "the module has no apply() export (a plugin exports name, inject and apply)",
-      );
-    }
-    const fiber = ctx.plugin(module);
+    const fiber = ctx.plugin(module as Plugin);
     // A failed apply shows as the fiber's state (handled by the caller), not as a throw here.
     await fiber.ready.catch(() => {});
-    return { fiber, module };
+    return { fiber, module: module as Plugin };
   }
-  // Imports `<url>?v=<version>`; an import error leaves the previous fiber untouched.
+  // The same, cached namespace; an import error above left the previous fiber untouched.
   const fiber = await reloadPlugin(ctx, plugin.url, {
-    version,
+    version: attempt,
     ...(slot.fiber !== undefined ? { previous: slot.fiber } : {}),
   });
-  const url = new URL(plugin.url);
-  url.searchParams.set("v", String(version));
-  const module = await import(url.href) as Plugin; // the same, cached namespace
-  return { fiber, module };
+  return { fiber, module: module as Plugin };
 }
 
-function warnMissingPermissions(
-  { ctx, options }: Loader,
-  plugin: ResolvedPlugin,
-  module: Plugin,
-): void {
-  let missing: string[];
-  try {
-    // Resolved as the launcher resolved them (relative paths against the plugin's folder).
-    const declared = (module as { permissions?: unknown }).permissions;
-    const folder = plugin.path === undefined ? undefined : dirname(plugin.path);
-    missing = missingPermissions(
-      checkPluginPermissions(declared, JSON.stringify(plugin.specifier), folder),
-    );
-  } catch (error) {
-    ctx.logger.warn(errorMessage(error));
-    options.notify(errorMessage(error));
-    return;
-  }
-  if (missing.length === 0) return;
-  const text = `Plugin ${
-    JSON.stringify(plugin.specifier)
-  } declares permissions the agent was not started with (${
-    missing.join(", ")
-  }): restart the agent to grant them`;
-  ctx.logger.warn(text);
-  options.notify(text);
-}
-
-/** Watches the folders of local plugin files and reloads a slot after its file settles. */
-function watchSlots(loader: Loader, slots: readonly Slot[]): Deno.FsWatcher | undefined {
-  const { ctx, options } = loader;
-  const local = slots.filter((s) => s.plugin.path !== undefined && MODULE_FILE.test(s.plugin.path));
-  // Folders, not files: editors save by renaming a new file over the old one. A missing folder is
-  // reported by the load; it is not watched.
-  const folders = [...new Set(local.map((s) => dirname(s.plugin.path!)))].filter(isDirectory);
-  if (folders.length === 0) return undefined;
-  let watcher: Deno.FsWatcher;
-  try {
-    watcher = Deno.watchFs(folders, { recursive: false });
-  } catch (error) {
-    ctx.logger.warn("Cannot watch the plugin folders: edits need an agent restart", {
-      error: errorMessage(error),
-    });
-    return undefined;
-  }
-  const byPath = new Map(local.map((s) => [s.plugin.path!, s]));
-  (async () => {
-    for await (const event of watcher) {
-      if (event.kind === "access" || event.kind === "remove") continue;
-      for (const path of event.paths) {
-        const slot = byPath.get(path);
-        if (slot === undefined) continue;
-        clearTimeout(slot.timer);
-        slot.timer = setTimeout(() => {
-          slot.timer = undefined;
-          void attempt(loader, slot, false);
-        }, options.debounceMs ?? 100);
-      }
-    }
-  })().catch((error) => ctx.logger.warn("Plugin watcher stopped", { error: errorMessage(error) }));
-  return watcher;
+/** Options of {@linkcode startConfigPlugins}. */
+export interface StartConfigPluginsOptions {
+  /** Where each plugin's files are protected. @default {undefined} */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**
  * Loads the `plugins` of `dsh.jsonc` into the agent: messages go to the ACP sessions through the
- * `acp/notice` event, and watching stops with `ctx`.
+ * `acp/notice` event, changes on disk wait for the user's approval through the
+ * `acp/plugin-change` event, and watching stops with `ctx`.
  *
  * @param ctx The harness context.
  * @param specifiers The config's `plugins`.
  * @param base The config file's folder.
+ * @param options The protected-path set to keep current.
  * @returns Resolves once every plugin has been tried.
  */
 export async function startConfigPlugins(
-  ctx: Context,
+  ctx: ToolsContext,
   specifiers: readonly string[],
   base: string,
+  options: StartConfigPluginsOptions = {},
 ): Promise<void> {
   if (specifiers.length === 0) return;
   const url = new URL("../deno.json", import.meta.url);
+  // Plugins load while the editor connects: what they say before the ACP server listens waits
+  // for its "acp/listening".
+  const early: [string, unknown][] = [];
+  const send = (event: string, payload: unknown) => {
+    if (ctx.listenerCount(event) > 0) ctx.emit(event, payload);
+    else early.push([event, payload]);
+  };
+  const off = ctx.on("acp/listening", () => {
+    for (const [event, payload] of early.splice(0)) ctx.emit(event, payload);
+  });
+  ctx.effect(() => off);
   const handle = loadConfigPlugins(ctx, {
     plugins: resolvePlugins(specifiers, base),
-    notify: (text) => ctx.emit("acp/notice", text),
+    notify: (text) => send("acp/notice", text),
+    review: (change) => send("acp/plugin-change", change),
+    ...(options.protectedPaths !== undefined ? { protectedPaths: options.protectedPaths } : {}),
     ...(url.protocol === "file:" ? { configFile: url.pathname } : {}),
   });
   ctx.effect(() => async () => {

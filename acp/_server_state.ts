@@ -12,6 +12,7 @@ import { AcpSession } from "./acp_session.ts";
 import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { McpNotices } from "./_mcp_notices.ts";
+import { TurnNotices } from "./_turn_notices.ts";
 import type { AcpServerOptions } from "./server.ts";
 
 /** One open session of the connection. */
@@ -32,8 +33,8 @@ export class ServerState {
   readonly options: AcpServerOptions;
   readonly sessions: Map<string, LiveSession> = new Map();
   readonly mcpNotices: McpNotices;
-  /** Notices said while no session was open; the next prompt sends them first. */
-  readonly notices: string[] = [];
+  /** Notices and plugin-reload prompts, delivered inside turns. */
+  readonly turnNotices: TurnNotices;
   /** The last notification sent per session: a turn answers only after its updates are out. */
   readonly lastSent: Map<string, Promise<void>> = new Map();
   terminalOutput = false;
@@ -43,6 +44,7 @@ export class ServerState {
     this.ctx = ctx;
     this.options = options;
     this.mcpNotices = new McpNotices(ctx);
+    this.turnNotices = new TurnNotices(this);
   }
 
   /** Sends `session/update` notifications for one session, in order. */
@@ -95,6 +97,7 @@ export class ServerState {
     live.view.dispose();
     await live.agent.dispose();
     live.detachNotices?.();
+    this.turnNotices.forget(live.agent.sessionId);
     await live.disposeMcp?.();
     if (this.sessions.get(live.agent.sessionId) === live) {
       this.sessions.delete(live.agent.sessionId);

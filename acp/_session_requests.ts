@@ -19,6 +19,7 @@ import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
 import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registry/mod.ts";
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
+import type { PluginChange } from "./_plugin_slot.ts";
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
   end_turn: "end_turn",
@@ -58,12 +59,11 @@ export function listen(state: ServerState): void {
   onAgentEvent(ctx, "tool/output", (out) => {
     sessions.get(out.sessionId)?.view.output(out.callId, out.chunk);
   });
-  // A message for the user outside any tool (a plugin reload): every open session gets it as
-  // agent text; with none open, the next prompt sends it first.
-  ctx.on("acp/notice", (text: string) => {
-    if (sessions.size === 0) state.notices.push(text);
-    for (const sessionId of sessions.keys()) state.notice(sessionId, text);
-  });
+  // A message for the user outside any tool (a plugin reload) and a plugin change to approve:
+  // said inside a turn, where every client shows them (acp/_turn_notices.ts).
+  ctx.on("acp/notice", (text: string) => state.turnNotices.notice(text));
+  ctx.on("acp/plugin-change", (change: PluginChange) => state.turnNotices.change(change));
+  ctx.emit("acp/listening");
 }
 
 /** `session/new`: creates an agent with a new log and opens it. */
@@ -217,7 +217,6 @@ export async function promptSession(
   params: PromptRequest,
 ): Promise<{ stopReason: AcpStopReason }> {
   const live = openSession(state, params.sessionId);
-  for (const text of state.notices.splice(0)) state.notice(params.sessionId, text);
   const turn = new AbortController();
   live.turn = turn;
   const safetyNotice = live.noticed ? undefined : state.options.notice?.();
@@ -229,6 +228,8 @@ export async function promptSession(
     });
   }
   try {
+    // Waiting notices, and plugin changes to approve before the model runs.
+    await state.turnNotices.beginTurn(params.sessionId, turn.signal);
     // Tools of MCP servers still making their first attempt (at most connectTimeoutMs).
     await state.mcpNotices.settled(params.sessionId, turn.signal);
     const result = await live.agent.prompt(promptContent(params.prompt), { signal: turn.signal });

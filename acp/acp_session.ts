@@ -10,6 +10,7 @@ import type { AnyToolDefinition } from "../tools/definition.ts";
 import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
 import type { SessionUpdateWire, ToolCallCardWire } from "./session_update_wire.ts";
 import { fenceConsole } from "./wire.ts";
+import { reasonItem } from "./_card_text.ts";
 
 /**
  * A session-log event as the bridge reads it: the very event the session log appended (or
@@ -225,13 +226,7 @@ export class AcpSession {
     const card = this.presenter.pendingCard(callId) ?? this.presenter.preview(callId, name, args);
     const { sessionUpdate: _, status: _status, ...toolCall } = card;
     if (reason === undefined || reason === "") return toolCall;
-    return {
-      ...toolCall,
-      content: [...(toolCall.content ?? []), {
-        type: "content",
-        content: { type: "text", text: reason },
-      }],
-    };
+    return { ...toolCall, content: [...(toolCall.content ?? []), reasonItem(reason)] };
   }
 
   /**

@@ -81,6 +81,7 @@ export async function agentCommand(
       "run",
       "--quiet",
       "--no-prompt",
+      ...plugins.denoFlags,
       ...flags,
       main.protocol === "file:" ? main.pathname : main.href,
       ...args,

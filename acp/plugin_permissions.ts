@@ -9,6 +9,16 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cleanDenoText, pluginErrorText } from "./_plugin_errors.ts";
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * What a plugin declares in `export const permissions`. Paths in `read`/`write` are relative to
@@ -151,10 +161,22 @@ export function checkPluginPermissions(
  */
 export async function probePluginPermissions(
   plugin: ResolvedPlugin,
-  options: { readonly deno?: string; readonly configFile?: string; readonly timeoutMs?: number } =
-    {},
+  options: {
+    readonly deno?: string;
+    readonly configFile?: string;
+    readonly lockFile?: string;
+    readonly timeoutMs?: number;
+  } = {},
 ): Promise<PluginPermissions> {
   const { timeoutMs = 30_000 } = options;
+  const where = JSON.stringify(plugin.specifier);
+  if (plugin.path !== undefined && !exists(plugin.path)) {
+    throw new Error(
+      `Cannot read the permissions of plugin ${where}: the file ${
+        JSON.stringify(plugin.path)
+      } does not exist`,
+    );
+  }
   const code = `import * as plugin from ${JSON.stringify(plugin.url)};\n` +
     `console.log(JSON.stringify({ permissions: plugin.permissions ?? null }));\n`;
   const probe = `data:application/typescript;base64,${
@@ -168,9 +190,11 @@ export async function probePluginPermissions(
         "--quiet",
         "--no-prompt",
         ...(options.configFile !== undefined ? ["--config", options.configFile] : []),
+        // The plugins' own lock (a copy), never this package's deno.lock.
+        options.lockFile !== undefined ? `--lock=${options.lockFile}` : "--no-lock",
         probe,
       ],
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -178,15 +202,19 @@ export async function probePluginPermissions(
       signal: AbortSignal.timeout(timeoutMs),
     },
   ).output();
-  const where = JSON.stringify(plugin.specifier);
   if (!success && signal !== null) {
     throw new Error(
       `Cannot read the permissions of plugin ${where} (imported with no permissions): its top-level code did not finish within ${timeoutMs} ms`,
     );
   }
   if (!success) {
-    // Keep the first lines (deno adds an indented stack).
-    const text = new TextDecoder().decode(stderr).trim();
+    // Keep the first lines, without colours, the probe's data: URL or a Stack backtrace.
+    const raw = new TextDecoder().decode(stderr);
+    const text = /NotCapable|Requires \w+ access/.test(raw)
+      ? `${
+        cleanDenoText(raw).split("\n")[0]!.replace(/, run again with the --allow-\w+ flag/, "")
+      } (its top-level code ran with no permissions, as it always does here: move that code into apply(), which runs with what the plugin declares)`
+      : pluginErrorText(raw, plugin.specifier);
     throw new Error(
       `Cannot read the permissions of plugin ${where} (imported with no permissions): ${
         text.split("\n").slice(0, 6).join("\n")

@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { ContentBlock } from "../tools/content.ts";
 import type { FileDiff, ToolCallView, ToolLocation, ToolResultView } from "../tools/views.ts";
 import { relativizeTitle } from "./relativize_title.ts";
+import { cardTitle, descriptionItem, safeRawInput } from "./_card_text.ts";
 import type {
   ToolCallContentWire,
   ToolCallLocationWire,
@@ -146,17 +147,15 @@ export function callToWire(view: ToolCallView, options: WireOptions): ToolCallWi
   switch (view.card) {
     case "terminal": {
       const content: ToolCallContentWire[] = [];
-      if (view.description !== undefined) {
-        content.push({ type: "content", content: { type: "text", text: view.description } });
-      }
+      if (view.description !== undefined) content.push(descriptionItem(view.description));
       if (terminalOutput) content.push({ type: "terminal", terminalId: toolCallId });
       return {
         sessionUpdate: "tool_call",
         toolCallId,
-        title: view.title,
+        title: cardTitle(view.title),
         kind: "execute",
         status: "in_progress",
-        rawInput: view.title,
+        rawInput: safeRawInput(view.title),
         ...(content.length > 0 ? { content } : {}),
         ...(terminalOutput
           ? {
@@ -172,7 +171,9 @@ export function callToWire(view: ToolCallView, options: WireOptions): ToolCallWi
       return {
         sessionUpdate: "tool_call",
         toolCallId,
-        title: titlePath === undefined ? view.title : relativizeTitle(view.title, titlePath, cwd),
+        title: cardTitle(
+          titlePath === undefined ? view.title : relativizeTitle(view.title, titlePath, cwd),
+        ),
         kind: "edit",
         status: "in_progress",
         ...(view.locations !== undefined ? { locations: locationsOf(view.locations, cwd) } : {}),
@@ -185,10 +186,12 @@ export function callToWire(view: ToolCallView, options: WireOptions): ToolCallWi
       return {
         sessionUpdate: "tool_call",
         toolCallId,
-        title: titlePath === undefined ? view.title : relativizeTitle(view.title, titlePath, cwd),
+        title: cardTitle(
+          titlePath === undefined ? view.title : relativizeTitle(view.title, titlePath, cwd),
+        ),
         kind: view.kind ?? "other",
         status: "in_progress",
-        ...(view.rawInput !== undefined ? { rawInput: view.rawInput } : {}),
+        ...(view.rawInput !== undefined ? { rawInput: safeRawInput(view.rawInput) } : {}),
         ...(view.locations !== undefined ? { locations: locationsOf(view.locations, cwd) } : {}),
         ...(content.length > 0 ? { content } : {}),
       };
@@ -242,7 +245,7 @@ export function resultToWire(
         ...(view.exitCode !== undefined ? { exit_code: view.exitCode } : {}),
         ...(view.signal !== undefined ? { signal: view.signal } : {}),
       };
-      const title = view.title !== undefined ? { title: view.title } : {};
+      const title = view.title !== undefined ? { title: cardTitle(view.title) } : {};
       if (!terminalOutput) {
         return {
           sessionUpdate: "tool_call_update",
@@ -278,7 +281,11 @@ export function resultToWire(
         status,
         ...(content.length > 0 ? { content } : {}),
         ...(view.title !== undefined
-          ? { title: first === undefined ? view.title : relativizeTitle(view.title, first, cwd) }
+          ? {
+            title: cardTitle(
+              first === undefined ? view.title : relativizeTitle(view.title, first, cwd),
+            ),
+          }
           : {}),
       };
     }
@@ -288,7 +295,7 @@ export function resultToWire(
         toolCallId,
         status,
         content: textItems(view.content ?? []),
-        ...(view.title !== undefined ? { title: view.title } : {}),
+        ...(view.title !== undefined ? { title: cardTitle(view.title) } : {}),
       };
   }
 }

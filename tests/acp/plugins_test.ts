@@ -101,9 +101,15 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
   // The plugin and the endpoint need the user's trust (HOME is the temp dir).
   await trustFolder(ws, dir.path);
   const updates: SessionUpdate[] = [];
-  const app = client({ name: "plugins" }).onNotification("session/update", ({ params }) => {
-    updates.push(params.update);
-  });
+  let reloadPrompts = 0;
+  const app = client({ name: "plugins" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    // The user's own save: one click on "Reload plugin".
+    .onRequest("session/request_permission", ({ params }) => {
+      const reload = params.options.some((o) => o.optionId === "reload");
+      if (reload) reloadPrompts++;
+      return { outcome: { outcome: "selected", optionId: reload ? "reload" : "allow_once" } };
+    });
   // The real launcher (`deno task agent`): it probes the plugin and runs the agent under the profile.
   const agent = spawnAgentProcess(app, {
     main: new URL("../../acp/launch.ts", import.meta.url),
@@ -119,6 +125,9 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
     );
   const notice = (pattern: RegExp, from: number) =>
     until(`a notice matching ${pattern}`, () => texts().slice(from).find((t) => pattern.test(t)));
+  const held = () =>
+    (agent.stderr().match(/the change is held until the user approves/g) ?? []).length;
+  const saved = (count: number) => until("the held change", () => held() >= count || undefined);
   try {
     const a = agent.connection.agent;
     await a.request("initialize", { protocolVersion: 1 });
@@ -131,9 +140,12 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
       });
       equal(stopReason, "end_turn");
       const turn = updates.slice(from) as unknown as Record<string, unknown>[];
-      const card = turn.find((u) => u.sessionUpdate === "tool_call");
-      equal(card?.title, "word_count");
-      const done = turn.find((u) => u.sessionUpdate === "tool_call_update");
+      const card = turn.find((u) => u.sessionUpdate === "tool_call" && u.title === "word_count");
+      ok(card !== undefined, JSON.stringify(turn));
+      const done = turn.find((u) =>
+        u.sessionUpdate === "tool_call_update" && u.toolCallId === card.toolCallId &&
+        u.status !== undefined
+      );
       equal(done?.status, "completed", JSON.stringify(done));
       return JSON.stringify(done?.content);
     };
@@ -143,12 +155,14 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
     ok(model.requests[0]!.tools.includes("word_count"));
 
     // Save a new version the way many editors do (write a temp file, rename it over the old
-    // one): the next call uses it.
+    // one): the next prompt asks first, and once approved its call uses it.
     let seen = texts().length;
     await Deno.writeTextFile(`${plugin}.tmp`, wordCount("v2"));
     await Deno.rename(`${plugin}.tmp`, plugin);
-    await notice(/Reloaded plugin "\.\/tools\/word_count\.ts"/, seen);
+    await saved(1);
     match(await ask(), /v2 counted: 3 words/);
+    equal(reloadPrompts, 1);
+    await notice(/Reloaded plugin "\.\/tools\/word_count\.ts" \(version 2\)/, seen);
 
     // Broken edits keep v2 and tell the user why.
     const broken: [string, RegExp][] = [
@@ -156,13 +170,15 @@ Deno.test("a dsh.jsonc plugin reaches the editor, reloads on save and survives b
       [wordCount("v3", 'const n: number = "not a number";'), /deno check failed[\s\S]*TS2322/],
       [wordCount("v3", 'throw new Error("apply blew up");'), /apply blew up/],
     ];
-    for (const [source, reason] of broken) {
+    for (const [index, [source, reason]] of broken.entries()) {
       seen = texts().length;
       await Deno.writeTextFile(plugin, source);
+      await saved(2 + index);
+      match(await ask(), /v2 counted: 3 words/);
       const text = await notice(/Cannot reload plugin/, seen);
       match(text, /keeping the previous version/);
       match(text, reason);
-      match(await ask(), /v2 counted: 3 words/);
+      equal(text.includes("\u001b"), false, "ANSI codes reach the editor");
     }
   } finally {
     await agent.close();
@@ -202,6 +218,8 @@ Deno.test("agentCommand() grants what the listed plugins declare, and nothing fo
     [],
     (name) => name === "HOME" ? dir.path : undefined,
   );
+  // Its own lock copy: a plugin's npm: imports never land in this package's deno.lock.
+  ok(args.some((a) => /^--lock=.*plugins\.deno\.lock$/.test(a)), args.join(" "));
   const flag = (name: string) => args.find((a) => a.startsWith(`--allow-${name}=`)) ?? "";
   ok(flag("net").split(/[=,]/).includes("api.github.com"), flag("net"));
   ok(!flag("net").includes("evil.example"));
@@ -235,5 +253,23 @@ Deno.test("probePluginPermissions() rejects a malformed declaration with its kin
     message: `Cannot grant the permissions of plugin ${
       JSON.stringify(file)
     }: unknown kind "ffi": expected net, read, write, run, env`,
+  });
+});
+
+Deno.test("probePluginPermissions() says top-level code runs unprivileged, without Deno's flag", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "greedy.ts");
+  await Deno.writeTextFile(
+    file,
+    'export const host = Deno.env.get("HOST");\nexport function apply() {}\n',
+  );
+  const [plugin] = resolvePlugins([file], dir.path);
+  await rejects(probePluginPermissions(plugin!), (error: Error) => {
+    match(
+      error.message,
+      /Requires env access to "HOST" \(its top-level code ran with no permissions/,
+    );
+    equal(/--allow-env|Stack backtrace|data:/.test(error.message), false, error.message);
+    return true;
   });
 });
