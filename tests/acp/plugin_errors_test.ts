@@ -6,6 +6,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
+import { trustFolder } from "./_trust_fixture.ts";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { cleanDenoText, permissionErrorText, pluginErrorText } from "../../acp/_plugin_errors.ts";
 import { tempDir } from "../_helpers.ts";
@@ -45,6 +46,9 @@ Deno.test("the real agent: a missing plugin, an npm import and an undeclared per
       { text: "Done." },
     ]),
   );
+  // The plugins need the user's trust: recorded under a temp config folder (HOME stays the
+  // parent's, for Deno's cache).
+  await trustFolder(ws, dir.path);
   const lockBefore = await Deno.readFile(LOCK);
   const updates: SessionUpdate[] = [];
   const app = client({ name: "plugin-errors" })
@@ -58,7 +62,12 @@ Deno.test("the real agent: a missing plugin, an npm import and an undeclared per
     args: ["--sessions-dir", join(dir.path, "sessions"), "--script", script],
     cwd: ws,
     // INIT_CWD: `deno task test` sets it, and the launcher takes it for the workspace.
-    env: { XDG_STATE_HOME: state, DEEPSEEK_API_KEY: "", INIT_CWD: ws },
+    env: {
+      XDG_STATE_HOME: state,
+      XDG_CONFIG_HOME: join(dir.path, ".config"),
+      DEEPSEEK_API_KEY: "",
+      INIT_CWD: ws,
+    },
   });
   try {
     const a = agent.connection.agent;

@@ -4,6 +4,7 @@
  */
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
+import { trustFolder } from "./_trust_fixture.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 import { tempDir } from "../_helpers.ts";
@@ -33,6 +34,8 @@ Deno.test("acpx shows a plugin's load error, inside the turn and without ANSI co
     tmpDir: root.path,
     useDeepSeek: false,
   });
+  // The plugin needs the user's trust (HOME is the temp folder).
+  await trustFolder(ws, root.path);
   const agent = [Deno.execPath(), "run", "--quiet", ...flags, MAIN, "--script", script].join(" ");
   const { code, stdout, stderr } = await new Deno.Command(ACPX, {
     args: [
