@@ -10,6 +10,8 @@ import type { ToolsContext } from "../registry/mod.ts";
 import { type AgentConfig, loadConfig } from "./config.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
+import { readEnv } from "./_model_endpoint.ts";
+import { retiredModelProblem } from "../agent/deepseek_models.ts";
 import type { AgentArgs } from "./main.ts";
 
 /** What start-up read: the configuration and the places it names. */
@@ -28,6 +30,7 @@ export interface Startup {
 /** Reads the config, creates the sessions directory and loads a `--script` model. */
 export async function readStartup(cwd: string, options: AgentArgs): Promise<Startup> {
   const { config, file } = await loadConfig(cwd, options.config);
+  checkModelEnv();
   const base = file === undefined ? cwd : dirname(resolve(file));
   const sessionsDir = resolve(options.sessionsDir ?? resolve(base, config.sessionsDir));
   await Deno.mkdir(sessionsDir, { recursive: true });
@@ -37,6 +40,16 @@ export async function readStartup(cwd: string, options: AgentArgs): Promise<Star
     scripted = await loadScriptModel(options.script);
   }
   return { config, configFile: file, base, sessionsDir, scripted };
+}
+
+/** A retired `DEEPSEEK_MODEL` fails start-up, not the first prompt. */
+function checkModelEnv(): void {
+  const problem = retiredModelProblem(readEnv("DEEPSEEK_MODEL") ?? "");
+  if (problem !== undefined) {
+    throw new TypeError(
+      `Cannot start the agent as DEEPSEEK_MODEL ${problem} (it overrides model.model in dsh.jsonc)`,
+    );
+  }
 }
 
 /** The model of every session: scripted, DeepSeek (when `deepSeek`), the demo, or the no-key note. */

@@ -10,6 +10,8 @@ import { checkMcpServerConfig } from "../mcp/config.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import { checkEnvPolicy } from "../core/env_policy.ts";
 import { SANDBOX_MODES } from "../builtins/sandbox.ts";
+// Dependency-free: the adapter itself is loaded only when a session needs it.
+import { DEEPSEEK_RETIRED_MODELS, retiredModelProblem } from "../agent/deepseek_models.ts";
 import {
   asRecord,
   type ConfigSchema,
@@ -31,6 +33,14 @@ function httpUrl(value: string, key: string, fail: Fail): void {
   const url = URL.parse(value);
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
     fail(`"${key}" must be an http or https URL: received ${JSON.stringify(value)}`);
+  }
+}
+
+/** A retired DeepSeek id fails at start-up, not on the first prompt. */
+function currentModel(value: string, key: string, fail: Fail): void {
+  const problem = retiredModelProblem(value);
+  if (problem !== undefined) {
+    fail(`"${key}": ${problem} (DEEPSEEK_MODEL, when set, overrides it)`);
   }
 }
 
@@ -182,7 +192,13 @@ const CONFIG_FIELDS = {
     model: textField(
       "deepseek-flash",
       "The model id: deepseek-flash (recommended) or deepseek-v4-pro (DEEPSEEK_MODEL overrides it).",
-      { schema: { examples: ["deepseek-flash", "deepseek-v4-pro"] } },
+      {
+        schema: {
+          examples: ["deepseek-flash", "deepseek-v4-pro"],
+          not: { enum: DEEPSEEK_RETIRED_MODELS },
+        },
+        check: currentModel,
+      },
     ),
     baseUrl: textField(
       "https://api.deepseek.com",
