@@ -174,7 +174,10 @@ export class McpClient {
         clearTimeout(timer);
       }
       const failure = connectError(name, config, error, {
-        timedOut: deadline.aborted && signal?.aborted !== true,
+        // The SDK's own request timeout may fire first: either way the deadline passed.
+        timedOut: signal?.aborted !== true &&
+          (deadline.aborted ||
+            (error as { code?: unknown } | null)?.code === ErrorCode.RequestTimeout),
         connectTimeoutMs,
         ...(transport instanceof DenoStdioTransport
           ? { exitReason: transport.exitReason, stderr: transport.stderrTail }
@@ -338,6 +341,16 @@ function connectError(
     : `; its stderr ends with: ${
       stderr.length > STDERR_QUOTE ? `…${stderr.slice(-STDERR_QUOTE)}` : stderr
     }`;
+  // First: a server stopped for not answering exits afterwards, and that exit is not the cause.
+  if (facts.timedOut) {
+    return new HarnessError(
+      "MCP_CONNECT_TIMEOUT",
+      `${where}: the server did not answer initialize within ${
+        seconds(facts.connectTimeoutMs)
+      } (connectTimeoutMs)${quoted}`,
+      { cause: error },
+    );
+  }
   if (facts.exitReason !== undefined) {
     return new HarnessError(
       "MCP_SERVER_EXITED",
@@ -347,12 +360,10 @@ function connectError(
       { cause: error },
     );
   }
-  if (facts.timedOut) {
-    return new HarnessError(
-      "MCP_CONNECT_TIMEOUT",
-      `${where}: no answer to initialize within ${facts.connectTimeoutMs} ms (connectTimeoutMs)${quoted}`,
-      { cause: error },
-    );
-  }
   return new Error(`${where}: ${errorMessage(error)}${quoted}`, { cause: error });
+}
+
+/** `300 ms`, `10 s`, `1.5 s`. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }
