@@ -159,7 +159,7 @@ Deno.test("execute() resolves with an error when the request has throwing getter
   });
   equal(
     text(hostileArgs),
-    "Error: tool execution arguments must be losslessly JSON-serializable: the arguments could not be read (getter exploded)",
+    'Error: tool execution arguments must be losslessly JSON-serializable: "x" could not be read (its getter threw: getter exploded)',
   );
 });
 
