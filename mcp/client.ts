@@ -70,6 +70,8 @@ export interface McpCallOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How long a failed start waits for the server's exit status (it usually comes at once). */
+const EXIT_STATUS_WAIT_MS = 3000;
 /** The most stderr text quoted in a start-up failure. */
 const STDERR_QUOTE = 1500;
 
@@ -164,20 +166,22 @@ export class McpClient {
     try {
       await client.connect(transport, { timeout: connectTimeoutMs, signal: handshake });
     } catch (error) {
-      if (transport instanceof DenoStdioTransport && transport.pid !== undefined) {
-        // A server that exits at start closes stdout first; wait briefly for its exit status.
+      // The SDK's own request timeout may fire first: either way the deadline passed.
+      const timedOut = signal?.aborted !== true &&
+        (deadline.aborted ||
+          (error as { code?: unknown } | null)?.code === ErrorCode.RequestTimeout);
+      if (!timedOut && transport instanceof DenoStdioTransport && transport.pid !== undefined) {
+        // A server that exits at start closes stdout first; wait for its exit status (at once
+        // when it exits, and bounded, so a loaded machine still reports the exit code).
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           transport.exited,
-          new Promise((resolve) => timer = setTimeout(resolve, 300)),
+          new Promise((resolve) => timer = setTimeout(resolve, EXIT_STATUS_WAIT_MS)),
         ]);
         clearTimeout(timer);
       }
       const failure = connectError(name, config, error, {
-        // The SDK's own request timeout may fire first: either way the deadline passed.
-        timedOut: signal?.aborted !== true &&
-          (deadline.aborted ||
-            (error as { code?: unknown } | null)?.code === ErrorCode.RequestTimeout),
+        timedOut,
         connectTimeoutMs,
         ...(transport instanceof DenoStdioTransport
           ? { exitReason: transport.exitReason, stderr: transport.stderrTail }

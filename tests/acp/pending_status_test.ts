@@ -7,7 +7,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
-import { tempDir } from "../_helpers.ts";
+import { HANG_GUARD_MS, tempDir } from "../_helpers.ts";
 
 const ACPX = new URL("../../test_deps/node_modules/.bin/acpx", import.meta.url).pathname;
 const MAIN = new URL("../../acp/main.ts", import.meta.url).pathname;
@@ -43,7 +43,17 @@ async function run(
   const agent = [Deno.execPath(), "run", "--quiet", ...flags, MAIN, "--script", scriptFile]
     .concat(["--sessions-dir", sessions]).join(" ");
   const { code, stdout, stderr } = await new Deno.Command(ACPX, {
-    args: ["--cwd", ws, "--approve-all", "--format", "json", "--timeout", "120", "--agent", agent]
+    args: [
+      "--cwd",
+      ws,
+      "--approve-all",
+      "--format",
+      "json",
+      "--timeout",
+      String(5 * HANG_GUARD_MS / 1000),
+      "--agent",
+      agent,
+    ]
       .concat(["exec", "go"]),
     cwd: ws,
     clearEnv: true,
