@@ -16,6 +16,7 @@ import {
   asRecord,
   type ConfigSchema,
   customField,
+  didYouMean,
   enumField,
   type Fail,
   mapField,
@@ -90,6 +91,27 @@ function hiddenPath(value: string, key: string, fail: Fail): void {
   }
 }
 
+/**
+ * Adds a "did you mean" to a checker's message about an unknown key or a value outside a list
+ * (the env policy, permission rules and tool filter word their own errors).
+ */
+function withSuggestion(message: string): string {
+  const key = /unknown key "([^"]+)": expected (.+)$/.exec(message);
+  const value = /must be one of (.+): received "([^"]*)"$/.exec(message);
+  const [typed, list] = key !== null
+    ? [key[1]!.split(".").at(-1)!, key[2]!]
+    : value !== null
+    ? [value[2]!, value[1]!]
+    : [undefined, undefined];
+  if (typed === undefined || list === undefined || message.includes("did you mean")) {
+    return message;
+  }
+  const candidates = [...list.matchAll(/"([^"]+)"|([A-Za-z_$][\w$]*)/g)]
+    .map((m) => m[1] ?? m[2]!).filter((word) => word !== "and");
+  const hint = didYouMean(typed, candidates);
+  return hint === "" ? message : `${message};${hint}`;
+}
+
 const ENV_GLOBS: ConfigSchema = { type: "array", items: { type: "string", minLength: 1 } };
 
 const envPolicy = customField<EnvPolicy>({
@@ -108,7 +130,7 @@ const envPolicy = customField<EnvPolicy>({
   try {
     return checkEnvPolicy(value, key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 
@@ -138,7 +160,7 @@ const permissionRules = customField<readonly PermissionRule[]>({
   try {
     return checkPermissionRules(value ?? [], key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 
@@ -153,7 +175,7 @@ const toolFilter = customField<ToolFilter>({
   try {
     return checkToolFilter(value, key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 

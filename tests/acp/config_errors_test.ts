@@ -127,3 +127,27 @@ Deno.test("--help lists every top-level dsh.jsonc key, tools included", () => {
   const listed = section.split("\n").slice(1).join(" ").split(/[\s,.]+/).filter(Boolean);
   equal(listed.join(" "), keys.join(" "));
 });
+
+Deno.test("parseConfig() suggests a fix inside permission rules, the env policy and the tool filter", () => {
+  const cases: [string, string][] = [
+    [
+      '{"permissions": [{"tool": "x", "decison": "ask"}]}',
+      '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"; did you mean "decision"?',
+    ],
+    [
+      '{"permissions": [{"tool": "x", "decision": "ak"}]}',
+      '"permissions[0].decision" must be one of "allow", "ask", "deny": received "ak"; did you mean "ask"?',
+    ],
+    [
+      '{"env": {"inherit": "cor"}}',
+      '"env.inherit" must be one of "all", "core", "none": received "cor"; did you mean "core"?',
+    ],
+    [
+      '{"tools": {"alow": []}}',
+      '"tools" has an unknown key "alow": expected "allow" and "deny"; did you mean "allow"?',
+    ],
+  ];
+  for (const [text, detail] of cases) {
+    throws(() => parseConfig(text, "c"), { message: `Cannot read config "c": ${detail}` });
+  }
+});

@@ -224,7 +224,7 @@ Deno.test("parseConfig() rejects unknown nested keys and bad plugin specifiers",
   );
   rejectsConfig(
     '{"permissions": [{"tool": "bash", "decison": "deny"}]}',
-    '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"',
+    '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"; did you mean "decision"?',
   );
   rejectsConfig(
     '{"plugins": ["tools/x.ts"]}',
