@@ -240,11 +240,7 @@ export function objectField<const F extends Fields>(
       for (const name of Object.keys(record)) {
         if (!Object.hasOwn(fields, name)) {
           const hint = didYouMean(name, known);
-          gather.add(
-            `unknown key "${prefix}${name}":${hint === "" ? "" : `${hint}`} expected one of ${
-              known.join(", ")
-            }`,
-          );
+          gather.add(`unknown key "${prefix}${name}":${hint} expected one of ${known.join(", ")}`);
         }
       }
       const out: Record<string, unknown> = {};
