@@ -67,7 +67,9 @@ export interface McpProgressEvent extends McpProgress {
  * and callers that must not wait simply do not await it); a failed start is logged, reported
  * as `"mcp/status"` `disconnected` (its reason quotes the server's stderr) and retried with
  * backoff. While a server restarts, its known tools stay registered and answer
- * `MCP server "x" is restarting (attempt n, next try in t s)`. Emits `"mcp/status"` and
+ * `MCP server "x" is restarting (attempt n, next try in t s)`; a call to an `mcp__x__*` name it
+ * never listed, while it is not connected, fails with `MCP_SERVER_NOT_CONNECTED` and why (for
+ * example `the server did not answer initialize within 10 s`). Emits `"mcp/status"` and
  * `"mcp/progress"`.
  *
  * @example Usage
