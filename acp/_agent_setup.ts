@@ -11,6 +11,8 @@ import { type AgentConfig, type ConfigTrust, loadConfig } from "./config.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
+import { readEnv } from "./_model_endpoint.ts";
+import { retiredModelProblem } from "../agent/deepseek_models.ts";
 import type { AgentArgs } from "./main.ts";
 import type { SessionsDir } from "../agent/mod.ts";
 import { openSessionStore } from "./_session_store.ts";
@@ -37,6 +39,7 @@ export interface Startup {
 /** Reads the config, creates the sessions directory and loads a `--script` model. */
 export async function readStartup(cwd: string, options: AgentArgs): Promise<Startup> {
   const { config, file, trust } = await loadConfig(cwd, options.config);
+  checkModelEnv();
   const base = file === undefined ? cwd : dirname(resolve(file));
   // Checked for links (and created); the key that signs the logs is read once.
   const { sessions, logKey } = openSessionStore(cwd, base, config.sessionsDir, options.sessionsDir);
@@ -47,6 +50,16 @@ export async function readStartup(cwd: string, options: AgentArgs): Promise<Star
     scripted = await loadScriptModel(options.script);
   }
   return { config, configFile: file, trust, base, sessionsDir, sessions, logKey, scripted };
+}
+
+/** A retired `DEEPSEEK_MODEL` fails start-up, not the first prompt. */
+function checkModelEnv(): void {
+  const problem = retiredModelProblem(readEnv("DEEPSEEK_MODEL") ?? "");
+  if (problem !== undefined) {
+    throw new TypeError(
+      `Cannot start the agent as DEEPSEEK_MODEL ${problem} (it overrides model.model in dsh.jsonc)`,
+    );
+  }
 }
 
 /** The model of every session: scripted, DeepSeek (when `deepSeek`), the demo, or the no-key note. */

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { CONFIG_FIELD } from "./_config_table.ts";
+
 /** The package version (a test keeps it equal to deno.json's). */
 export const AGENT_VERSION = "0.1.0";
 
@@ -43,9 +45,26 @@ model.apiKeyFile, a weaker sandbox, roots, "!" hiddenPaths, env include/set, all
 sessionsDir) is ignored, and each session says what was ignored. A --config file outside the
 workspace is trusted (you named it).
 
-dsh.jsonc keys (JSON Schema: dsh.schema.json): model, toolMode, permissions, defaultDecision,
-sandbox, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, plugins, tools.
+dsh.jsonc keys (JSON Schema: dsh.schema.json):
+${configKeys()}
 `;
+
+/** Every top-level `dsh.jsonc` key from the field table, wrapped at 100 columns. */
+function configKeys(): string {
+  const properties = CONFIG_FIELD.schema.properties as Record<string, unknown>;
+  const keys = Object.keys(properties).filter((key) => key !== "$schema");
+  const lines: string[] = [];
+  let line = " ";
+  for (const [i, key] of keys.entries()) {
+    const word = ` ${key}${i === keys.length - 1 ? "." : ","}`;
+    if (line.length + word.length > 100) {
+      lines.push(line);
+      line = " ";
+    }
+    line += word;
+  }
+  return [...lines, line].join("\n");
+}
 
 /** What the banner shows. */
 export interface BannerInfo {

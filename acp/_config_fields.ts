@@ -9,7 +9,10 @@
 /** A JSON Schema fragment (draft-07). */
 export type ConfigSchema = { readonly [key: string]: unknown };
 
-/** Throws the config error for the file being read. */
+/**
+ * Reports a problem of the value at hand and ends its parse. Objects, maps and lists give their
+ * parts a `fail` that records instead, so that every problem of a file is reported at once.
+ */
 export type Fail = (message: string) => never;
 
 /** One configuration value: its schema and its parser (`undefined` in means "absent"). */
@@ -39,6 +42,88 @@ export type FieldsValue<F extends Fields> =
 
 const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
 
+/** The problems of one value, thrown by the nested `fail` and gathered by the enclosing object. */
+class Problems extends Error {
+  readonly messages: readonly string[];
+  constructor(messages: readonly string[]) {
+    super(messages.join("\n"));
+    this.messages = messages;
+  }
+}
+
+/** The `fail` nested values get: it throws {@linkcode Problems}, which their parent gathers. */
+const nested: Fail = (message) => {
+  throw new Problems([message]);
+};
+
+/**
+ * Gathers the problems of the parts of one value, so that one read of a file reports all of
+ * them; the enclosing `fail` gets them at the end (the top level words them as one message).
+ */
+class Gather {
+  readonly #messages: string[] = [];
+
+  /** Runs `parse` with the nested `fail`; a failure is recorded and gives `undefined`. */
+  run<T>(parse: (fail: Fail) => T): T | undefined {
+    try {
+      return parse(nested);
+    } catch (error) {
+      if (!(error instanceof Problems)) throw error;
+      this.#messages.push(...error.messages);
+      return undefined;
+    }
+  }
+
+  /** Records one problem. */
+  add(message: string): void {
+    this.#messages.push(message);
+  }
+
+  /** Fails through `fail` when anything was recorded: one message, or a numbered list. */
+  finish(fail: Fail): void {
+    const messages = this.#messages;
+    if (messages.length === 0) return;
+    if (fail === nested) throw new Problems(messages);
+    fail(
+      messages.length === 1
+        ? messages[0]!
+        : `${messages.length} problems:\n${messages.map((m, i) => `  ${i + 1}. ${m}`).join("\n")}`,
+    );
+  }
+}
+
+/** Edit distance with transpositions (optimal string alignment); inputs are short words. */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      }
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The closest of `candidates` to `value` (case-insensitive edit distance, at most a third of
+ * the longer word, at least 1), as ` did you mean "x"?`; `""` when none is close.
+ */
+export function didYouMean(value: unknown, candidates: readonly string[]): string {
+  if (typeof value !== "string" || value === "") return "";
+  let best: { name: string; cost: number } | undefined;
+  for (const name of candidates) {
+    const cost = distance(value.toLowerCase(), name.toLowerCase());
+    const limit = Math.max(1, Math.floor(Math.max(value.length, name.length) / 3));
+    if (cost <= limit && (best === undefined || cost < best.cost)) best = { name, cost };
+  }
+  return best === undefined ? "" : ` did you mean "${best.name}"?`;
+}
+
 function required<T>(schema: ConfigSchema, parse: Field<T>["parse"]): Field<T, false> {
   return { schema, optional: false, parse };
 }
@@ -56,10 +141,11 @@ export function enumField<const T extends string>(
       if (typeof value === "string" && (values as readonly string[]).includes(value)) {
         return value as T;
       }
+      const hint = didYouMean(value, values);
       return fail(
         `"${key}" must be one of ${values.map((a) => `"${a}"`).join(", ")}: received ${
           show(value)
-        }`,
+        }${hint === "" ? "" : `;${hint}`}`,
       );
     },
   );
@@ -109,7 +195,11 @@ export function stringsField(
       if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
         return fail(`"${key}" must be an array of strings: received ${show(value)}`);
       }
-      value.forEach((item, i) => options.check?.(item, `${key}[${i}]`, fail));
+      const gather = new Gather();
+      value.forEach((item, i) =>
+        gather.run((inner) => options.check?.(item, `${key}[${i}]`, inner))
+      );
+      gather.finish(fail);
       return value;
     },
   );
@@ -145,18 +235,20 @@ export function objectField<const F extends Fields>(
     (value, key, fail) => {
       const record = asRecord(value, key, fail);
       const prefix = key === "(top level)" ? "" : `${key}.`;
+      const known = Object.keys(fields);
+      const gather = new Gather();
       for (const name of Object.keys(record)) {
         if (!Object.hasOwn(fields, name)) {
-          fail(
-            `unknown key "${prefix}${name}": expected one of ${Object.keys(fields).join(", ")}`,
-          );
+          const hint = didYouMean(name, known);
+          gather.add(`unknown key "${prefix}${name}":${hint} expected one of ${known.join(", ")}`);
         }
       }
       const out: Record<string, unknown> = {};
       for (const [name, field] of Object.entries(fields)) {
-        const parsed = field.parse(record[name], `${prefix}${name}`, fail);
+        const parsed = gather.run((inner) => field.parse(record[name], `${prefix}${name}`, inner));
         if (parsed !== undefined || !field.optional) out[name] = parsed;
       }
+      gather.finish(fail);
       return out as FieldsValue<F>;
     },
   );
@@ -171,9 +263,12 @@ export function mapField<T>(
     { type: "object", additionalProperties: item.schema, default: {}, description },
     (value, key, fail) => {
       const out: Record<string, T> = {};
+      const gather = new Gather();
       for (const [name, v] of Object.entries(asRecord(value, key, fail))) {
-        out[name] = item.parse(v, `${key}.${name}`, fail);
+        const parsed = gather.run((inner) => item.parse(v, `${key}.${name}`, inner));
+        if (parsed !== undefined) out[name] = parsed;
       }
+      gather.finish(fail);
       return out;
     },
   );

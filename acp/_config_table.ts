@@ -10,10 +10,13 @@ import { checkMcpServerConfig } from "../mcp/config.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import { checkEnvPolicy } from "../core/env_policy.ts";
 import { SANDBOX_MODES } from "../builtins/sandbox.ts";
+// Dependency-free: the adapter itself is loaded only when a session needs it.
+import { DEEPSEEK_RETIRED_MODELS, retiredModelProblem } from "../agent/deepseek_models.ts";
 import {
   asRecord,
   type ConfigSchema,
   customField,
+  didYouMean,
   enumField,
   type Fail,
   mapField,
@@ -31,6 +34,14 @@ function httpUrl(value: string, key: string, fail: Fail): void {
   const url = URL.parse(value);
   if (url === null || (url.protocol !== "http:" && url.protocol !== "https:")) {
     fail(`"${key}" must be an http or https URL: received ${JSON.stringify(value)}`);
+  }
+}
+
+/** A retired DeepSeek id fails at start-up, not on the first prompt. */
+function currentModel(value: string, key: string, fail: Fail): void {
+  const problem = retiredModelProblem(value);
+  if (problem !== undefined) {
+    fail(`"${key}": ${problem} (DEEPSEEK_MODEL, when set, overrides it)`);
   }
 }
 
@@ -80,6 +91,27 @@ function hiddenPath(value: string, key: string, fail: Fail): void {
   }
 }
 
+/**
+ * Adds a "did you mean" to a checker's message about an unknown key or a value outside a list
+ * (the env policy, permission rules and tool filter word their own errors).
+ */
+function withSuggestion(message: string): string {
+  const key = /unknown key "([^"]+)": expected (.+)$/.exec(message);
+  const value = /must be one of (.+): received "([^"]*)"$/.exec(message);
+  const [typed, list] = key !== null
+    ? [key[1]!.split(".").at(-1)!, key[2]!]
+    : value !== null
+    ? [value[2]!, value[1]!]
+    : [undefined, undefined];
+  if (typed === undefined || list === undefined || message.includes("did you mean")) {
+    return message;
+  }
+  const candidates = [...list.matchAll(/"([^"]+)"|([A-Za-z_$][\w$]*)/g)]
+    .map((m) => m[1] ?? m[2]!).filter((word) => word !== "and");
+  const hint = didYouMean(typed, candidates);
+  return hint === "" ? message : `${message};${hint}`;
+}
+
 const ENV_GLOBS: ConfigSchema = { type: "array", items: { type: "string", minLength: 1 } };
 
 const envPolicy = customField<EnvPolicy>({
@@ -98,7 +130,7 @@ const envPolicy = customField<EnvPolicy>({
   try {
     return checkEnvPolicy(value, key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 
@@ -128,7 +160,7 @@ const permissionRules = customField<readonly PermissionRule[]>({
   try {
     return checkPermissionRules(value ?? [], key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 
@@ -143,7 +175,7 @@ const toolFilter = customField<ToolFilter>({
   try {
     return checkToolFilter(value, key);
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(withSuggestion((error as Error).message));
   }
 });
 
@@ -182,7 +214,13 @@ const CONFIG_FIELDS = {
     model: textField(
       "deepseek-flash",
       "The model id: deepseek-flash (recommended) or deepseek-v4-pro (DEEPSEEK_MODEL overrides it).",
-      { schema: { examples: ["deepseek-flash", "deepseek-v4-pro"] } },
+      {
+        schema: {
+          examples: ["deepseek-flash", "deepseek-v4-pro"],
+          not: { enum: DEEPSEEK_RETIRED_MODELS },
+        },
+        check: currentModel,
+      },
     ),
     baseUrl: textField(
       "https://api.deepseek.com",

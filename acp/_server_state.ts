@@ -113,17 +113,27 @@ export class ServerState {
         return Promise.reject(new Error("Cannot ask for permission: no client connected"));
       }
       const id = params.toolCall.toolCallId;
-      const shown = view.presenter.pendingCard(id) !== undefined;
-      if (shown) view.status(id, "pending");
+      // The card the user sees waits: the call's own, else (a Code Mode sub-call,
+      // `<root>:code:<n>`, has none) the run_code card whose program is waiting.
+      const own = view.presenter.pendingCard(id) !== undefined;
+      const root = id.includes(":code:") ? id.slice(0, id.indexOf(":code:")) : undefined;
+      const shown = own
+        ? id
+        : root !== undefined && view.presenter.pendingCard(root)
+        ? root
+        : undefined;
+      if (shown !== undefined) view.status(shown, "pending");
       const answer: Promise<PermissionResponseWire> = client.request(
         "session/request_permission",
         params,
         signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
       );
-      if (shown) {
+      if (shown !== undefined) {
         answer.then(({ outcome }) => {
-          if (outcome.outcome === "selected" && outcome.optionId.startsWith("allow")) {
-            view.status(id, "in_progress");
+          const allowed = outcome.outcome === "selected" && outcome.optionId.startsWith("allow");
+          // A program goes on after any answer; a call runs only when allowed.
+          if ((allowed || shown !== id) && view.presenter.pendingCard(shown)) {
+            view.status(shown, "in_progress");
           }
         }, () => {});
       }

@@ -7,12 +7,10 @@
 import { contentText } from "../tools/content.ts";
 import type { ModelMessage, ModelRequest } from "./model.ts";
 
+import { DEEPSEEK_CURRENT_MODELS } from "./deepseek_models.ts";
+
 /** The model ids DeepSeek serves today (`deepseek-v4-flash` is an alias of `deepseek-flash`). */
-export const CURRENT_MODELS: readonly string[] = Object.freeze([
-  "deepseek-flash",
-  "deepseek-v4-pro",
-  "deepseek-v4-flash",
-]);
+export const CURRENT_MODELS: readonly string[] = DEEPSEEK_CURRENT_MODELS;
 
 /** What the body needs besides the request. */
 export interface BodyOptions {
@@ -118,6 +116,15 @@ export function modelHint(status: number, message: string, model: string): strin
   return `; the model id ${JSON.stringify(model)} was rejected: current DeepSeek models are ${
     CURRENT_MODELS.map((id) => JSON.stringify(id)).join(", ")
   } ("deepseek-flash" is recommended, "deepseek-v4-flash" is its alias; "deepseek-chat" and "deepseek-reasoner" were retired on 2026-07-24); set model.model in dsh.jsonc or DEEPSEEK_MODEL`;
+}
+
+/** Where the model id is set, for messages. */
+export const MODEL_SETTING =
+  "set model.model in dsh.jsonc or DEEPSEEK_MODEL (which overrides it), or the adapter's 'model' option";
+
+/** The message of a retired model id (`problem` from `retiredModelProblem`), before any request. */
+export function retiredModelMessage(what: string, problem: string): string {
+  return `${what}: the model ${problem}; ${MODEL_SETTING}`;
 }
 
 /** True for the errors Deno throws when the permission profile does not allow the request. */

@@ -8,13 +8,16 @@ import { ModelRequestError } from "./model_request_error.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { netHost } from "../core/permission_hint.ts";
 import { readStream, serverMessage } from "./_deepseek_stream.ts";
+import { connectFailure } from "./_connect_failure.ts";
 import {
   CURRENT_MODELS,
   formatDelay,
   isPermissionError,
   modelHint,
   requestBody,
+  retiredModelMessage,
 } from "./_deepseek_wire.ts";
+import { retiredModelProblem } from "./deepseek_models.ts";
 
 /** DeepSeek's thinking mode switch (`thinking: {type}` on the wire). */
 export type ThinkingMode = "enabled" | "disabled";
@@ -51,7 +54,7 @@ export interface DeepSeekAdapterOptions {
   readonly thinking?: ThinkingMode;
   /** `reasoning_effort` in thinking mode; the API's default when unset. */
   readonly reasoningEffort?: ReasoningEffort;
-  /** Retries after a 429, a 5xx, a network error or a stream cut before any output. @default {3} */
+  /** Retries after a 429, a 5xx, a transient network error (a reset, not a refusal) or a stream cut before any output. @default {3} */
   readonly maxRetries?: number;
   /** First backoff delay; doubles per retry. @default {1000} */
   readonly initialRetryDelayMs?: number;
@@ -116,8 +119,9 @@ function retryAfterMs(headers: Headers): number | undefined {
  * 429, 5xx, network errors and a stream cut before any output are retried with exponential
  * backoff (honouring `Retry-After`); before each wait a `retry` chunk tells the caller (for
  * example `DeepSeek busy (HTTP 503), retrying in 2 s (attempt 2 of 4)`), and an abort ends the
- * wait at once. Once output has streamed nothing is retried. A Deno permission failure is never
- * retried. Other failures throw {@linkcode ModelRequestError} with the server's message (and the
+ * wait at once. Once output has streamed nothing is retried. A Deno permission failure, a refused
+ * connection, an unknown host and a failed TLS handshake are never retried: they fail at once,
+ * naming the host:port, the cause and where the endpoint is set. Other failures throw {@linkcode ModelRequestError} with the server's message (and the
  * current model ids when the id was rejected); an abort rejects with `signal.reason`.
  *
  * @example Usage
@@ -143,7 +147,8 @@ export class DeepSeekAdapter implements ModelAdapter {
    *
    * @param options Key, URL, model, thinking mode, retry policy.
    * @throws {RangeError} When a retry option is negative or not finite.
-   * @throws {TypeError} When `thinking` or `reasoningEffort` is not one of its values.
+   * @throws {TypeError} When `thinking` or `reasoningEffort` is not one of its values, or `model`
+   * is a retired id (`deepseek-chat`, `deepseek-reasoner`).
    */
   constructor(options: DeepSeekAdapterOptions = {}) {
     const {
@@ -175,6 +180,10 @@ export class DeepSeekAdapter implements ModelAdapter {
           JSON.stringify(reasoningEffort)
         }`,
       );
+    }
+    const retired = options.model === undefined ? undefined : retiredModelProblem(options.model);
+    if (retired !== undefined) {
+      throw new TypeError(retiredModelMessage("Cannot create DeepSeek adapter", retired));
     }
     this.#options = options;
     this.#apiKey = options.apiKey ?? env("DEEPSEEK_API_KEY");
@@ -231,6 +240,10 @@ export class DeepSeekAdapter implements ModelAdapter {
       );
     }
     const model = request.model === "" ? this.model : request.model;
+    const retired = retiredModelProblem(model);
+    if (retired !== undefined) {
+      throw new ModelRequestError(retiredModelMessage("Cannot call DeepSeek", retired));
+    }
     const body = requestBody(request, {
       model,
       thinking: this.thinking,
@@ -275,14 +288,15 @@ export class DeepSeekAdapter implements ModelAdapter {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (isPermissionError(error)) throw permissionFailure(this.baseUrl, error);
-      if (attempt < maxRetries) {
-        return call.notice(backoff, attempt, `DeepSeek unreachable (network error)`);
+      const { cause, permanent } = connectFailure(error);
+      const where = `${netHost(this.baseUrl)} (${this.baseUrl}/chat/completions)`;
+      if (!permanent && attempt < maxRetries) {
+        return call.notice(backoff, attempt, `DeepSeek unreachable at ${where}: ${cause}`);
       }
+      const tries = attempt === 0 ? "" : ` after ${attempt + 1} attempts`;
       throw new ModelRequestError(
-        `DeepSeek request failed after ${attempt + 1} attempts: network error: ${
-          errorMessage(error)
-        }`,
-        { retryable: true, cause: error },
+        `Cannot reach DeepSeek at ${where}${tries}: ${cause}; ${ENDPOINT_SETTING}`,
+        { retryable: !permanent, cause: error },
       );
     }
     if (response.ok) return response;
@@ -332,6 +346,10 @@ function retryNotice(
     message: `${cause}, retrying in ${formatDelay(delayMs)} (attempt ${attempt} of ${maxAttempts})`,
   };
 }
+
+/** Where the agent's endpoint is set, for the messages of a request that cannot reach it. */
+const ENDPOINT_SETTING =
+  "the endpoint is DEEPSEEK_BASE_URL when set, else model.baseUrl in dsh.jsonc (the adapter's 'baseUrl' option)";
 
 /** Retrying cannot help: the process's permission profile decides, not the network. */
 function permissionFailure(baseUrl: string, error: unknown): ModelRequestError {

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { errorMessage } from "./error_message.ts";
+import { isForeignIntrinsic } from "./_json_realm.ts";
 
 /** A JSON primitive. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -53,7 +55,7 @@ interface Frame {
  * symbols, BigInt, `NaN`/`±Infinity`, `-0`, sparse arrays, arrays with extra properties, symbol
  * or non-enumerable keys, class instances, `Map`/`Set`/`Date` and other exotic objects, and
  * cycles (shared non-cyclic references are copied). `toJSON` is ignored; getters are read exactly
- * once and their throws propagate. An own `__proto__` key is kept as a data property.
+ * once, and one that throws fails at its path. An own `__proto__` key is kept as a data property.
  *
  * @param value The value to copy.
  * @returns A deep-frozen copy (primitives are returned as they are).
@@ -90,7 +92,7 @@ export function snapshotJson(value: unknown): JsonValue {
     const index = frame.index++;
     const keys = frame.keys;
     if (keys === null) {
-      const child = (frame.source as unknown[])[index];
+      const child = read(frame.source, index, stack);
       if (child === undefined && !Object.hasOwn(frame.source, index)) {
         fail(
           stack,
@@ -104,7 +106,7 @@ export function snapshotJson(value: unknown): JsonValue {
       );
     } else {
       const key = keys[index]!;
-      const child = (frame.source as Record<string, unknown>)[key];
+      const child = read(frame.source, key, stack);
       const copy = typeof child === "object" && child !== null
         ? enter(child, walk)
         : primitive(child, stack);
@@ -205,6 +207,16 @@ function primitive(value: unknown, stack: readonly Frame[]): JsonValue {
   return fail(stack, `${typeof value} is not JSON`, `is not JSON (${typeof value})`, value);
 }
 
+/** Reads one property (a getter runs once); a throw fails at its path, the thrown value as `value`. */
+function read(source: object, key: string | number, stack: readonly Frame[]): unknown {
+  try {
+    return (source as Record<string | number, unknown>)[key];
+  } catch (error) {
+    const why = `its getter threw: ${errorMessage(error).slice(0, 200)}`;
+    return fail(stack, why, `could not be read (${why})`, error);
+  }
+}
+
 /** Below this depth the cycle check scans the stack; deeper walks switch to a set. */
 const SHALLOW_DEPTH = 32;
 
@@ -285,20 +297,6 @@ function enter(value: object, walk: Walk): JsonValue {
   ancestors?.add(value);
   stack.push(frame);
   return frame.target;
-}
-
-/** Whether `proto` is `Object.prototype` (or, for arrays, `Array.prototype`) of another realm. */
-function isForeignIntrinsic(proto: object | null, array: boolean): boolean {
-  if (proto === null) return false;
-  const protoProto = Object.getPrototypeOf(proto);
-  if (array) {
-    // Another realm's Array.prototype is itself an array whose prototype is that realm's
-    // Object.prototype.
-    return Array.isArray(proto) && protoProto !== null &&
-      Object.getPrototypeOf(protoProto) === null;
-  }
-  return protoProto === null && Object.hasOwn(proto, "isPrototypeOf") &&
-    Object.hasOwn(proto, "hasOwnProperty");
 }
 
 function describeObject(value: object): string {

@@ -2,7 +2,8 @@
  * Background mode as a chain layer: the jobs plugin adds it once with `ctx.tools.use()`. It
  * wraps every `background: true` definition registered from then on with
  * {@linkcode withBackground}, and kills a background start whose call was aborted before the job
- * id could be returned (contracts.md §7, "no id is left behind").
+ * id could be returned (contracts.md §7, "no id is left behind"): the aborted call returns once
+ * the job is `killed`, with its id in a deferred notice.
  *
  * @module
  */
@@ -14,7 +15,7 @@ import { type JobStarter, withBackground } from "./with_background.ts";
 
 /** What {@linkcode backgroundLayer} needs from the jobs service. */
 export interface BackgroundJobs extends JobStarter {
-  /** Kills a job. */
+  /** Kills a job; settles once it is terminal (bounded by the service's kill deadline). */
   kill(id: string, options: { readonly reason?: string }): Promise<unknown>;
 }
 
@@ -57,13 +58,15 @@ export function backgroundLayer(jobs: BackgroundJobs, logger: Logger): ToolLayer
         const jobId = backgroundJobId(outcome.meta);
         if (jobId === undefined) return outcome;
         const reason = "the call that started it was aborted before it could return the job id";
-        jobs.kill(jobId, { reason }).catch((error) => {
-          logger.warn(`Cannot kill background job ${jobId}: ${errorMessage(error)}`);
-        });
         call.defer([{
           type: "text",
           text: `background job ${jobId} (${call.name}) was started and then killed: ${reason}`,
         }]);
+        // Awaited (the service bounds it by killWaitMs): when the aborted call returns, the job
+        // is already `killed` and its processes are gone, never left `stopping`.
+        await jobs.kill(jobId, { reason }).catch((error) => {
+          logger.warn(`Cannot kill background job ${jobId}: ${errorMessage(error)}`);
+        });
         return outcome;
       },
     } satisfies ToolLayer,

@@ -70,6 +70,8 @@ export interface McpCallOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How long a failed start waits for the server's exit status (it usually comes at once). */
+const EXIT_STATUS_WAIT_MS = 3000;
 /** The most stderr text quoted in a start-up failure. */
 const STDERR_QUOTE = 1500;
 
@@ -164,17 +166,22 @@ export class McpClient {
     try {
       await client.connect(transport, { timeout: connectTimeoutMs, signal: handshake });
     } catch (error) {
-      if (transport instanceof DenoStdioTransport && transport.pid !== undefined) {
-        // A server that exits at start closes stdout first; wait briefly for its exit status.
+      // The SDK's own request timeout may fire first: either way the deadline passed.
+      const timedOut = signal?.aborted !== true &&
+        (deadline.aborted ||
+          (error as { code?: unknown } | null)?.code === ErrorCode.RequestTimeout);
+      if (!timedOut && transport instanceof DenoStdioTransport && transport.pid !== undefined) {
+        // A server that exits at start closes stdout first; wait for its exit status (at once
+        // when it exits, and bounded, so a loaded machine still reports the exit code).
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           transport.exited,
-          new Promise((resolve) => timer = setTimeout(resolve, 300)),
+          new Promise((resolve) => timer = setTimeout(resolve, EXIT_STATUS_WAIT_MS)),
         ]);
         clearTimeout(timer);
       }
       const failure = connectError(name, config, error, {
-        timedOut: deadline.aborted && signal?.aborted !== true,
+        timedOut,
         connectTimeoutMs,
         ...(transport instanceof DenoStdioTransport
           ? { exitReason: transport.exitReason, stderr: transport.stderrTail }
@@ -338,6 +345,16 @@ function connectError(
     : `; its stderr ends with: ${
       stderr.length > STDERR_QUOTE ? `…${stderr.slice(-STDERR_QUOTE)}` : stderr
     }`;
+  // First: a server stopped for not answering exits afterwards, and that exit is not the cause.
+  if (facts.timedOut) {
+    return new HarnessError(
+      "MCP_CONNECT_TIMEOUT",
+      `${where}: the server did not answer initialize within ${
+        seconds(facts.connectTimeoutMs)
+      } (connectTimeoutMs)${quoted}`,
+      { cause: error },
+    );
+  }
   if (facts.exitReason !== undefined) {
     return new HarnessError(
       "MCP_SERVER_EXITED",
@@ -347,12 +364,10 @@ function connectError(
       { cause: error },
     );
   }
-  if (facts.timedOut) {
-    return new HarnessError(
-      "MCP_CONNECT_TIMEOUT",
-      `${where}: no answer to initialize within ${facts.connectTimeoutMs} ms (connectTimeoutMs)${quoted}`,
-      { cause: error },
-    );
-  }
   return new Error(`${where}: ${errorMessage(error)}${quoted}`, { cause: error });
+}
+
+/** `300 ms`, `10 s`, `1.5 s`. */
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -10,7 +10,8 @@ import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { contentText } from "../tools/content.ts";
 import type { AnyToolDefinition, ExecuteReturn, ToolExecution } from "../tools/definition.ts";
-import type { ToolRegistry } from "../registry/types.ts";
+import type { ToolLayer, ToolRegistry } from "../registry/types.ts";
+import { errorOutcome } from "../tools/outcome.ts";
 import { McpClient, type McpProgress, type McpToolInfo } from "./client.ts";
 import { checkMcpServerConfig, type McpReconnectOptions, type McpServerConfig } from "./config.ts";
 import { mcpResultContent } from "./result.ts";
@@ -66,7 +67,9 @@ export interface McpProgressEvent extends McpProgress {
  * and callers that must not wait simply do not await it); a failed start is logged, reported
  * as `"mcp/status"` `disconnected` (its reason quotes the server's stderr) and retried with
  * backoff. While a server restarts, its known tools stay registered and answer
- * `MCP server "x" is restarting (attempt n, next try in t s)`. Emits `"mcp/status"` and
+ * `MCP server "x" is restarting (attempt n, next try in t s)`; a call to an `mcp__x__*` name it
+ * never listed, while it is not connected, fails with `MCP_SERVER_NOT_CONNECTED` and why (for
+ * example `the server did not answer initialize within 10 s`). Emits `"mcp/status"` and
  * `"mcp/progress"`.
  *
  * @example Usage
@@ -94,6 +97,7 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
   }
   const lifetime = new ServerLifetime(ctx, config, server, tools);
   ctx.effect(() => () => lifetime.close());
+  tools.use(lifetime.layer());
   await lifetime.start();
 }
 
@@ -208,6 +212,43 @@ class ServerLifetime {
         ...(scope === undefined ? {} : { scope }),
       } satisfies McpStatusEvent,
     );
+  }
+
+  /**
+   * A route layer: a call to an `mcp__<server>__*` name no tool answers to, while the server is
+   * not connected (starting, or down since before it listed that tool), says so and why,
+   * instead of `unknown tool`.
+   */
+  layer(): ToolLayer {
+    const prefix = mcpToolName(this.#name, "");
+    return {
+      position: "route",
+      run: (call, next) => {
+        if (
+          call.definition !== undefined || this.#client !== undefined ||
+          !call.name.startsWith(prefix) ||
+          (this.#scope !== undefined && call.agent?.sessionId !== this.#scope)
+        ) return next();
+        return Promise.resolve(
+          errorOutcome(this.#notConnected(call.name), { code: "MCP_SERVER_NOT_CONNECTED" }),
+        );
+      },
+    };
+  }
+
+  #notConnected(tool: string): string {
+    const name = JSON.stringify(this.#name);
+    const why = this.#downReason === ""
+      ? "its first connection attempt has not finished"
+      : this.#downReason;
+    const next = !this.#reconnect.enabled
+      ? "reconnecting is off"
+      : this.#nextTryAt === undefined
+      ? `attempt ${this.#attempt + 1} is connecting now`
+      : `next try in ${Math.max(0, (this.#nextTryAt - Date.now()) / 1000).toFixed(1)} s`;
+    return `MCP server ${name} is not connected, so its tool ${
+      JSON.stringify(tool)
+    } is not known: ${why} (${next}); its tools register when it answers`;
   }
 
   /** Why a call to a known tool cannot run now. */

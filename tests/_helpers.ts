@@ -1,4 +1,52 @@
-/** Shared test helpers (real resources, no mocking library). */
+/**
+ * Shared test helpers (real resources, no mocking library).
+ *
+ * Time in the tests: no test asserts how long something takes (timings go in `deno bench`).
+ * Tests wait on events; where a wait needs a limit, it is a hang guard ({@linkcode HANG_GUARD_MS},
+ * {@linkcode within}) that fails only when something hangs, and a kill grace is long enough
+ * ({@linkcode TERM_GRACE_MS}) that a process honouring SIGTERM always dies of it, even on a
+ * loaded machine. Every such limit is multiplied by one factor, `DSH_TEST_TIME_SCALE`
+ * (default 1): raise it on a machine slower than a loaded 2-core runner.
+ */
+
+function timeScale(): number {
+  let raw: string | undefined;
+  try {
+    raw = Deno.env.get("DSH_TEST_TIME_SCALE");
+  } catch {
+    return 1; // no --allow-env
+  }
+  const scale = Number(raw);
+  return raw === undefined || raw === "" || !Number.isFinite(scale) || scale <= 0 ? 1 : scale;
+}
+
+/** The one factor of every time limit in the tests: `DSH_TEST_TIME_SCALE`, default 1. */
+export const TIME_SCALE: number = timeScale();
+
+/** `ms` multiplied by {@linkcode TIME_SCALE}. */
+export function scaled(ms: number): number {
+  return Math.ceil(ms * TIME_SCALE);
+}
+
+/** The limit of a wait that only guards against a hang: 60 s (scaled). */
+export const HANG_GUARD_MS: number = scaled(60_000);
+
+/**
+ * A SIGTERM-to-SIGKILL grace for tests that assert SIGTERM ended a process: 20 s (scaled), so a
+ * process starved of CPU still dies of SIGTERM; one that dies at once does not wait for it.
+ */
+export const TERM_GRACE_MS: number = scaled(20_000);
+
+/** Resolves with `promise`, or rejects after `ms` (a hang guard, not a timing). */
+export function within<T>(promise: Promise<T>, what: string, ms = HANG_GUARD_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) =>
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+    ),
+  ]).finally(() => clearTimeout(timer));
+}
 
 /** A temp dir removed on dispose: `await using dir = await tempDir();`. */
 export async function tempDir(prefix = "dsh_test_"): Promise<AsyncDisposable & { path: string }> {
@@ -50,10 +98,10 @@ export function processesWithArg(token: string): number[] {
 }
 
 /**
- * Polls (every 20 ms) until no living process carries `token`, or `ms` passed (a failure guard,
+ * Polls (every 20 ms) until no living process carries `token`, or `ms` passed (a hang guard,
  * not a timing assertion). Returns the survivors.
  */
-export async function waitGone(token: string, ms: number): Promise<number[]> {
+export async function waitGone(token: string, ms = HANG_GUARD_MS): Promise<number[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const alive = processesWithArg(token);
@@ -63,7 +111,11 @@ export async function waitGone(token: string, ms: number): Promise<number[]> {
 }
 
 /** Polls until `count` living processes carry `token` (a failure guard of `ms`). */
-export async function waitMarked(token: string, count: number, ms = 30_000): Promise<number[]> {
+export async function waitMarked(
+  token: string,
+  count: number,
+  ms = HANG_GUARD_MS,
+): Promise<number[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const alive = processesWithArg(token);

@@ -10,7 +10,8 @@
  * @module
  */
 import { JsonSnapshotError, snapshotJson } from "../core/json.ts";
-import { childPath, indexPath, quotePath, type Violations } from "./_path.ts";
+import { errorMessage } from "../core/error_message.ts";
+import { childPath, indexPath, quotePath, Violations } from "./_path.ts";
 
 /** The fast check recurses at most this deep before handing over to the iterative walk. */
 const MAX_FAST_DEPTH = 200;
@@ -74,6 +75,28 @@ export function fastLossless(value: unknown, depth = 0): FastResult {
   return true;
 }
 
+/** Reads one child (a getter runs once) into the walk; a getter that throws is its violation. */
+function pushChild(
+  children: Step[],
+  source: object,
+  key: string | number,
+  path: string,
+  out: Violations,
+): void {
+  let value: unknown;
+  try {
+    value = (source as Record<string | number, unknown>)[key];
+  } catch (error) {
+    out.add(
+      `${quotePath(path)} could not be read (its getter threw: ${
+        errorMessage(error).slice(0, 200)
+      })`,
+    );
+    return;
+  }
+  children.push({ value, path, exit: false });
+}
+
 /** A pending walk step: a value to check, or the exit marker of a container. */
 interface Step {
   readonly value: unknown;
@@ -123,7 +146,7 @@ export function collectLossless(
       let dense = true;
       for (let i = 0; i < current.length; i++) {
         if (!(i in current)) dense = false;
-        else children.push({ value: current[i], path: indexPath(step.path, i), exit: false });
+        else pushChild(children, current, i, indexPath(step.path, i), out);
       }
       if (!dense) out.add(`${quotePath(step.path)} ${SPARSE}`);
     } else {
@@ -133,7 +156,7 @@ export function collectLossless(
       }
       const record = current as Record<string, unknown>;
       for (const key of Object.keys(record)) {
-        children.push({ value: record[key], path: childPath(step.path, key), exit: false });
+        pushChild(children, record, key, childPath(step.path, key), out);
       }
     }
     ancestors.add(current);
@@ -170,4 +193,21 @@ export function scalarViolation(value: unknown): string | undefined {
       if (Number.isFinite(value) && (value !== 0 || 1 / value > 0)) return undefined;
   }
   return losslessDetail(value);
+}
+
+/**
+ * What to report when reading `value` threw (a getter or a proxy trap): the path of each
+ * getter that throws, found by the lossless walk, else the thrown message.
+ */
+export function unreadable(value: unknown, error: unknown): readonly string[] {
+  const probe = new Violations();
+  try {
+    collectLossless(value, "", probe);
+  } catch {
+    // A proxy trap: only the message is known.
+  }
+  const found = probe.list.filter((message) => message.includes(" could not be read (its getter"));
+  return found.length > 0
+    ? found
+    : [`arguments could not be read: ${errorMessage(error).slice(0, 200)}`];
 }

@@ -15,6 +15,7 @@ import {
   losslessDetail,
   scalarViolation,
   SPARSE,
+  unreadable,
 } from "./_lossless.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { isJsonSnapshot } from "../core/json.ts";
@@ -105,7 +106,7 @@ export function compileValidator(parameters: ParametersSpec): ArgsValidator {
     try {
       walk(root, args, "", out, []);
     } catch (error) {
-      out.add(`arguments could not be read: ${errorMessage(error).slice(0, 200)}`);
+      for (const message of unreadable(args, error)) out.add(message);
     }
     if (out.list.length === 0) {
       // Deeper than the fast check goes, and the walk found it lossless.

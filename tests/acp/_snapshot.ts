@@ -9,6 +9,7 @@ import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.t
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 import { normalizeText, scrubVolatile } from "../../testing/_normalize.ts";
+import { HANG_GUARD_MS } from "../_helpers.ts";
 
 /** The MCP "everything" test server (installed by `deno task test` into test_deps/). */
 export const EVERYTHING = new URL(
@@ -77,7 +78,11 @@ export interface ScenarioRun {
 export { normalizeText };
 const scrub = scrubVolatile;
 
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) {
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = HANG_GUARD_MS,
+) {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Snapshot step timed out waiting for ${what}`);
@@ -263,7 +268,7 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
             const timeout = new Promise<never>((_, reject) => {
               timer = setTimeout(
                 () => reject(new Error("Snapshot step timed out waiting for the turn end")),
-                step.timeoutMs ?? 10_000,
+                step.timeoutMs ?? HANG_GUARD_MS,
               );
             });
             try {

@@ -7,7 +7,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
-import { tempDir } from "../_helpers.ts";
+import { HANG_GUARD_MS, tempDir } from "../_helpers.ts";
 
 const ACPX = new URL("../../test_deps/node_modules/.bin/acpx", import.meta.url).pathname;
 const MAIN = new URL("../../acp/main.ts", import.meta.url).pathname;
@@ -63,8 +63,8 @@ async function runAcpx(
       options.approval,
       "--format",
       "json",
-      "--timeout",
-      "60",
+      "--timeout", // a hang guard for the whole run
+      String(5 * HANG_GUARD_MS / 1000),
       "--agent",
       agent,
       "exec",

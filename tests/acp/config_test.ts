@@ -171,7 +171,7 @@ Deno.test("parseConfig() reads the model section: deepseek-flash by default, thi
   );
   rejectsConfig(
     '{"model": {"reasoning_effort": "high"}}',
-    'unknown key "model.reasoning_effort": expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
+    'unknown key "model.reasoning_effort": did you mean "reasoningEffort"? expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
   );
 });
 
@@ -220,11 +220,11 @@ Deno.test("decide() matches tool prefixes ending in *", () => {
 Deno.test("parseConfig() rejects unknown nested keys and bad plugin specifiers", () => {
   rejectsConfig(
     '{"model": {"modle": "x"}}',
-    'unknown key "model.modle": expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
+    'unknown key "model.modle": did you mean "model"? expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
   );
   rejectsConfig(
     '{"permissions": [{"tool": "bash", "decison": "deny"}]}',
-    '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"',
+    '"permissions[0]" has an unknown key "decison": expected "tool", "args", "decision" and "reason"; did you mean "decision"?',
   );
   rejectsConfig(
     '{"plugins": ["tools/x.ts"]}',
@@ -248,7 +248,7 @@ Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs"
   const valid = [
     {},
     { $schema: "https://jsr.io/@dsh/harness/0.1.0/dsh.schema.json", toolMode: "code" },
-    { model: { provider: "deepseek", model: "deepseek-chat", baseUrl: "http://127.0.0.1:9" } },
+    { model: { provider: "deepseek", model: "deepseek-v4-pro", baseUrl: "http://127.0.0.1:9" } },
     { permissions: [{ tool: "bash", decision: "deny", args: { command: "rm *" } }] },
     { permissions: [{ tool: "mcp__*", decision: "allow", reason: "trusted" }] },
     { sandbox: "read-only", hiddenPaths: ["~/.secrets", "!~/.docker"] },
@@ -275,6 +275,8 @@ Deno.test("the JSON Schema and parseConfig() agree on valid and invalid configs"
     { env: { inherit: "most" } },
     { model: { thinking: true } },
     { tools: { hide: ["bash"] } },
+    { model: { model: "deepseek-chat" } },
+    { model: { model: "deepseek-reasoner" } },
   ];
   for (const config of valid) {
     equal(validate(config), true, JSON.stringify([config, validate.errors]));

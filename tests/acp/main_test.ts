@@ -162,7 +162,7 @@ Deno.test("main() reports a bad dsh.jsonc on session/new instead of exiting afte
     dir.path,
     `Cannot read config "${
       join(dir.path, "dsh.jsonc")
-    }": "toolMode" must be one of "native", "code", "both": received "codes"`,
+    }": "toolMode" must be one of "native", "code", "both": received "codes"; did you mean "code"?`,
   );
 });
 

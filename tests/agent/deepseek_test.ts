@@ -429,12 +429,63 @@ Deno.test("DeepSeekAdapter.stream() rejects with the abort reason when the calle
   deepEqual(seen, [{ type: "text", text: "slow" }]);
 });
 
-Deno.test("DeepSeekAdapter.stream() retries network errors then reports them", async () => {
+/** A loopback port nothing listens on (bound, then released). */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** A TCP server that accepts each connection and closes it at once: a transient failure. */
+function resetServer() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let connections = 0;
+  const done = (async () => {
+    for await (const conn of listener) {
+      connections++;
+      conn.close();
+    }
+  })();
+  const { port } = listener.addr as Deno.NetAddr;
+  return {
+    port,
+    get connections() {
+      return connections;
+    },
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await done.catch(() => {});
+    },
+  };
+}
+
+/** A plain TCP server that answers a TLS hello with text. */
+function plainServer() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const done = (async () => {
+    for await (const conn of listener) {
+      await conn.write(ENCODER.encode("HTTP/1.1 400 Bad Request\r\n\r\n")).catch(() => 0);
+      conn.close();
+    }
+  })();
+  const { port } = listener.addr as Deno.NetAddr;
+  return {
+    port,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      await done.catch(() => {});
+    },
+  };
+}
+
+/** Runs one stream to its failure, recording the retry waits and chunks. */
+async function failure(baseUrl: string, maxRetries = 2) {
   const sleeps: number[] = [];
   const ds = new DeepSeekAdapter({
     apiKey: "k",
-    baseUrl: "http://127.0.0.1:1",
-    maxRetries: 2,
+    baseUrl,
+    maxRetries,
     initialRetryDelayMs: 10,
     sleep: (ms) => {
       sleeps.push(ms);
@@ -442,21 +493,105 @@ Deno.test("DeepSeekAdapter.stream() retries network errors then reports them", a
     },
   });
   const seen: StreamChunk[] = [];
-  await rejects(
-    (async () => {
-      for await (const c of ds.stream(request())) seen.push(c);
-    })(),
-    (error: unknown) => {
-      ok(error instanceof ModelRequestError);
-      match(error.message, /^DeepSeek request failed after 3 attempts: network error: /);
-      return true;
-    },
+  let error: unknown;
+  try {
+    for await (const c of ds.stream(request())) seen.push(c);
+  } catch (thrown) {
+    error = thrown;
+  }
+  ok(error instanceof ModelRequestError, `expected a ModelRequestError, got ${error}`);
+  return { error, sleeps, seen };
+}
+
+const SETTING =
+  "the endpoint is DEEPSEEK_BASE_URL when set, else model.baseUrl in dsh.jsonc (the adapter's 'baseUrl' option)";
+
+Deno.test("DeepSeekAdapter.stream() fails at once on a closed port, naming host:port, cause and setting", async () => {
+  const port = closedPort();
+  const { error, sleeps, seen } = await failure(`http://127.0.0.1:${port}`);
+  equal(
+    error.message,
+    `Cannot reach DeepSeek at 127.0.0.1:${port} (http://127.0.0.1:${port}/chat/completions): connection refused (nothing listens there); ${SETTING}`,
   );
+  equal(error.retryable, false);
+  deepEqual(sleeps, []);
+  deepEqual(seen, []);
+});
+
+Deno.test("DeepSeekAdapter.stream() fails at once on an unknown host, naming it", async () => {
+  // `.invalid` never resolves (RFC 6761); without DNS the lookup fails too, and says so.
+  const { error, sleeps } = await failure("http://nonexistent.invalid");
+  match(
+    error.message,
+    /^Cannot reach DeepSeek at nonexistent\.invalid:80 \(http:\/\/nonexistent\.invalid\/chat\/completions\): DNS lookup failed \((no such host|no DNS server answered: is the network up\?)\); the endpoint is DEEPSEEK_BASE_URL/,
+  );
+  equal(error.retryable, false);
+  deepEqual(sleeps, []);
+});
+
+Deno.test("DeepSeekAdapter.stream() fails at once when TLS cannot start, suggesting the scheme", async () => {
+  await using server = plainServer();
+  const { error, sleeps } = await failure(`https://127.0.0.1:${server.port}`);
+  match(
+    error.message,
+    new RegExp(
+      `^Cannot reach DeepSeek at 127\\.0\\.0\\.1:${server.port} \\(https://127\\.0\\.0\\.1:${server.port}/chat/completions\\): TLS handshake failed \\(.+\\); is the URL's scheme right\\?; the endpoint is`,
+    ),
+  );
+  deepEqual(sleeps, []);
+});
+
+Deno.test("DeepSeekAdapter.stream() retries a dropped connection, then reports it with host:port", async () => {
+  await using server = resetServer();
+  const where = `127.0.0.1:${server.port} (http://127.0.0.1:${server.port}/chat/completions)`;
+  const { error, sleeps, seen } = await failure(`http://127.0.0.1:${server.port}`);
+  match(
+    error.message,
+    new RegExp(
+      `^Cannot reach DeepSeek at ${
+        RegExp.escape(where)
+      } after 3 attempts: network error: .+; the endpoint is`,
+    ),
+  );
+  equal(error.retryable, true);
+  equal(server.connections, 3);
   deepEqual(sleeps, [10, 20]);
-  deepEqual(seen.map((c) => c.type === "retry" && c.message), [
-    "DeepSeek unreachable (network error), retrying in 10 ms (attempt 2 of 3)",
-    "DeepSeek unreachable (network error), retrying in 20 ms (attempt 3 of 3)",
-  ]);
+  deepEqual(
+    seen.map((c) =>
+      c.type === "retry" && c.message.replace(/: network error: .*, retrying/, ": …, retrying")
+    ),
+    [
+      `DeepSeek unreachable at ${where}: …, retrying in 10 ms (attempt 2 of 3)`,
+      `DeepSeek unreachable at ${where}: …, retrying in 20 ms (attempt 3 of 3)`,
+    ],
+  );
+});
+
+Deno.test("a retired model id is refused before any request, with the current ids and the setting", async () => {
+  for (const id of ["deepseek-chat", "deepseek-reasoner"]) {
+    try {
+      new DeepSeekAdapter({ apiKey: "k", model: id });
+      throw new Error("expected a TypeError");
+    } catch (error) {
+      ok(error instanceof TypeError);
+      equal(
+        error.message,
+        `Cannot create DeepSeek adapter: the model "${id}" was retired on 2026-07-24: use "deepseek-flash" (recommended), "deepseek-v4-pro" or "deepseek-v4-flash" (an alias of "deepseek-flash"); set model.model in dsh.jsonc or DEEPSEEK_MODEL (which overrides it), or the adapter's 'model' option`,
+      );
+    }
+  }
+  // A request naming a retired id fails without reaching the server.
+  await using server = serve([]);
+  const ds = adapter(server.baseUrl);
+  await rejects(collect(ds.stream({ ...request(), model: "deepseek-chat" })), (error: unknown) => {
+    ok(error instanceof ModelRequestError);
+    match(
+      error.message,
+      /^Cannot call DeepSeek: the model "deepseek-chat" was retired on 2026-07-24/,
+    );
+    return true;
+  });
+  equal(server.requests.length, 0);
 });
 
 Deno.test("DeepSeekAdapter.stream() throws without an API key", async () => {

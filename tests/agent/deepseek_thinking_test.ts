@@ -185,19 +185,39 @@ Deno.test("thinking disabled: no reasoning is sent or streamed, temperature is",
   equal(s.deltas.some((d) => d.kind === "reasoning"), false);
 });
 
-Deno.test("a retired model id ends the turn with DeepSeek's error and the current ids", async () => {
+Deno.test("an unknown model id ends the turn with DeepSeek's error and the current ids", async () => {
   await using server = fakeDeepSeek([]);
   await using s = await setup(server.baseUrl);
-  const agent = await s.agent({ model: "deepseek-chat" });
+  const agent = await s.agent({ model: "deepseek-v9" });
   const result = await agent.prompt("hi");
   equal(result.stopReason, "error");
   const message = result.error?.message ?? "";
   match(message, /^DeepSeek request failed with HTTP 400 \(invalid request\): Model Not Exist; /);
-  for (const id of ["deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash", "deepseek-chat"]) {
+  for (const id of ["deepseek-flash", "deepseek-v4-pro", "deepseek-v4-flash", "deepseek-v9"]) {
     ok(message.includes(`"${id}"`), message);
   }
   match(message, /model\.model in dsh\.jsonc or DEEPSEEK_MODEL/);
   equal(server.requests.length, 1);
+});
+
+Deno.test("a retired model id ends the turn before any request, with the current ids", async () => {
+  await using server = fakeDeepSeek([]);
+  await using s = await setup(server.baseUrl);
+  // The adapter refuses it as its default (new DeepSeekAdapter throws); here the agent names it.
+  const agent = await createAgent(s.ctx, {
+    adapter: new DeepSeekAdapter({ apiKey: "sk-test", baseUrl: server.baseUrl }),
+    model: "deepseek-chat",
+    cwd: s.dir,
+    logPath: join(s.dir, "retired.jsonl"),
+  });
+  const result = await agent.prompt("hi");
+  await agent.dispose();
+  equal(result.stopReason, "error");
+  match(
+    result.error?.message ?? "",
+    /^Cannot call DeepSeek: the model "deepseek-chat" was retired on 2026-07-24: use "deepseek-flash" \(recommended\), "deepseek-v4-pro" or "deepseek-v4-flash".*; set model\.model in dsh\.jsonc or DEEPSEEK_MODEL/,
+  );
+  equal(server.requests.length, 0);
 });
 
 Deno.test("a big-integer argument is refused with its path instead of being rounded", async () => {

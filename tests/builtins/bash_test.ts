@@ -5,7 +5,14 @@ import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolOutcome } from "../../registry/types.ts";
-import { markedSleep, tempDir, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
+import {
+  markedSleep,
+  tempDir,
+  TERM_GRACE_MS,
+  uniqueToken,
+  waitGone,
+  waitMarked,
+} from "../_helpers.ts";
 import { fakeAgent, text } from "./_fixtures.ts";
 
 async function harness(config: BashPluginConfig = {}): Promise<ToolsContext & AsyncDisposable> {
@@ -86,7 +93,8 @@ Deno.test("bash says (no output) for a silent success", async () => {
 });
 
 Deno.test("bash marks a timeout and the signal that ended the shell", async () => {
-  await using ctx = await harness();
+  // SIGTERM ends the shell; a long grace keeps a CPU-starved one from reading SIGKILL first.
+  await using ctx = await harness({ killGraceMs: TERM_GRACE_MS });
   const outcome = await bash(ctx, { command: "echo start; sleep 30", timeout_ms: 300 });
   equal(outcome.isError, false);
   equal(text(outcome), "start\n[timed out after 300 ms]\n[killed by signal: SIGTERM]");
@@ -108,9 +116,17 @@ Deno.test("bash reports a shell killed by a signal", async () => {
 
 Deno.test("bash streams output chunks as produced", async () => {
   await using ctx = await harness();
+  await using dir = await tempDir();
+  // The second line waits until the first arrived (an event, not a sleep a loaded machine outruns).
+  const seen = `${dir.path}/seen`;
   const chunks: string[] = [];
-  await bash(ctx, { command: "printf 'a\\n'; sleep 0.2; printf 'b\\n'" }, {
-    onOutput: (c) => chunks.push(c),
+  await bash(ctx, {
+    command: `printf 'a\\n'; while [ ! -e ${seen} ]; do sleep 0.01; done; printf 'b\\n'`,
+  }, {
+    onOutput: (c) => {
+      chunks.push(c);
+      Deno.writeTextFileSync(seen, "");
+    },
   });
   deepEqual(chunks, ["a\n", "b\n"]);
 });
@@ -127,7 +143,7 @@ Deno.test("bash kills the process tree on abort and reports ABORTED", async () =
   const outcome = await pending;
   equal(outcome.isError, true);
   equal(outcome.error?.code, "ABORTED");
-  deepEqual(await waitGone(token, 5000), []);
+  deepEqual(await waitGone(token), []);
 });
 
 Deno.test("bash truncates long output to head and tail and spills every byte", async () => {

@@ -5,6 +5,7 @@ import {
   markedSleep,
   processesWithArg,
   tempDir,
+  TERM_GRACE_MS,
   uniqueToken,
   waitGone,
   waitMarked,
@@ -70,7 +71,7 @@ for (const pidNamespace of [true, false]) {
     controller.abort();
     const result = await run;
     equal(result.aborted, true);
-    deepEqual(await waitGone(token, 5000), []);
+    deepEqual(await waitGone(token), []);
   });
 }
 
@@ -88,19 +89,20 @@ Deno.test("LocalExecutor.run() in a PID namespace kills a double-forked daemon w
   await waitMarked(token, 2);
   controller.abort();
   equal((await run).aborted, true);
-  deepEqual(await waitGone(token, 5000), []);
+  deepEqual(await waitGone(token), []);
 });
 
 Deno.test("LocalExecutor.run() kills the tree on timeout", async () => {
   const token = uniqueToken();
   const result = await new LocalExecutor().run(`${markedSleep(token)} & wait`, {
     timeoutMs: 200,
-    killGraceMs: 50,
+    // SIGTERM ends the tree; a long grace keeps a CPU-starved one from reading SIGKILL first.
+    killGraceMs: TERM_GRACE_MS,
   });
   equal(result.timedOut, true);
   equal(result.signal, "SIGTERM");
   equal(result.exitCode, null);
-  deepEqual(await waitGone(token, 5000), []);
+  deepEqual(await waitGone(token), []);
 });
 
 Deno.test("LocalExecutor.run() terminates background stragglers when the shell exits", async () => {
@@ -109,7 +111,7 @@ Deno.test("LocalExecutor.run() terminates background stragglers when the shell e
     killGraceMs: 50,
   });
   equal(result.exitCode, 0);
-  deepEqual(await waitGone(token, 5000), []);
+  deepEqual(await waitGone(token), []);
 });
 
 Deno.test("LocalExecutor.run() returns by its timeout when an escaped descendant holds the output pipe", async () => {

@@ -1,5 +1,6 @@
 /** A host process for the stdio-purity test: runs hostile programs, then prints only its verdict. */
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
+import { HANG_GUARD_MS } from "../_helpers.ts";
 
 const runtime = subprocessRuntime();
 const kinds: string[] = [];
@@ -13,7 +14,8 @@ for (
   const result = await runtime.run({
     program,
     callTool: () => Promise.resolve("pong"),
-    limits: { timeoutMs: 2000 },
+    // A hang guard: each program ends by itself (invalid output, a result, a refused read).
+    limits: { timeoutMs: HANG_GUARD_MS },
   });
   kinds.push(result.error?.kind ?? `ok:${JSON.stringify(result.value)}`);
 }

@@ -4,6 +4,7 @@ import type { PreExecuteDecision, ToolOutcome } from "../../registry/mod.ts";
 import type { AgentHandle, ToolExecution } from "../../tools/definition.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { codeModePlugin, createRunCodeTool, EMPTY_RUN_TEXT } from "../../codemode/mod.ts";
+import { HANG_GUARD_MS } from "../_helpers.ts";
 
 function fakeAgent(): AgentHandle & { events: { type: string; data: JsonObject }[] } {
   const events: { type: string; data: JsonObject }[] = [];
@@ -55,7 +56,7 @@ async function harness() {
       }];
     },
   });
-  ctx.plugin(codeModePlugin, { limits: { timeoutMs: 10_000 } });
+  ctx.plugin(codeModePlugin, { limits: { timeoutMs: HANG_GUARD_MS } });
   await ctx.fiber.ready;
   return { ctx, seen };
 }

@@ -102,7 +102,7 @@ Deno.test("snapshotJson() copies, deep-freezes and ignores toJSON", () => {
   equal(snapshotJson("s"), "s");
 });
 
-Deno.test("snapshotJson() reads getters exactly once and propagates their throws", () => {
+Deno.test("snapshotJson() reads getters exactly once and names the path of one that throws", () => {
   let reads = 0;
   const stateful = {
     get value() {
@@ -117,7 +117,17 @@ Deno.test("snapshotJson() reads getters exactly once and propagates their throws
       throw new RangeError("getter failed");
     },
   };
-  throws(() => snapshotJson(hostile), { name: "RangeError", message: "getter failed" });
+  throws(() => snapshotJson({ a: [0, hostile] }), (error: unknown) => {
+    ok(error instanceof JsonSnapshotError);
+    equal(error.path, "a[1].boom");
+    equal(
+      error.message,
+      'Cannot snapshot "a[1].boom" as lossless JSON: its getter threw: getter failed',
+    );
+    equal(error.describe(), '"a[1].boom" could not be read (its getter threw: getter failed)');
+    ok(error.value instanceof RangeError);
+    return true;
+  });
 });
 
 Deno.test("snapshotJson() keeps an own __proto__ key without prototype pollution", () => {

@@ -12,7 +12,7 @@ import { readSessionLog } from "../../agent/read_session_log.ts";
 import type { SessionEvent } from "../../agent/session_event.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import type { AnyToolDefinition, ToolExecution } from "../../tools/definition.ts";
-import { tempDir } from "../_helpers.ts";
+import { HANG_GUARD_MS, tempDir } from "../_helpers.ts";
 
 const text = (t: string) => [{ type: "text" as const, text: t }];
 
@@ -81,10 +81,10 @@ function results(events: readonly SessionEvent[]): SessionEvent[] {
   return events.filter((event) => event.type === "tool/result");
 }
 
-/** A deferred with a safety net: resolves by itself after 5 s so a broken loop fails, not hangs. */
+/** A deferred with a hang guard: resolves by itself after 60 s so a broken loop fails, not hangs. */
 function gate() {
   const deferred = Promise.withResolvers<void>();
-  const timer = setTimeout(deferred.resolve, 5000);
+  const timer = setTimeout(deferred.resolve, HANG_GUARD_MS);
   return {
     promise: deferred.promise,
     open() {

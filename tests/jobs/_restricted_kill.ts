@@ -66,7 +66,7 @@ if (mode === "no-ps") {
   const reused = await killProcessTree(child.pid, { group: true, startTime: -1 });
   const killed = await killProcessTree(child.pid, {
     group: true,
-    graceMs: 5000,
+    graceMs: 20_000, // SIGTERM ends it; a starved tree must not read SIGKILL first
     ...(startTime !== undefined ? { startTime } : {}),
   });
   await child.stdout.cancel();
@@ -81,7 +81,7 @@ if (mode === "no-ps") {
   const stubbornStatus = await stubborn.status;
   // The jobs service: a tracked detached tree, killed through JobService.kill(), which must
   // confirm reaping (no survivors) with only ps and kill available.
-  const service = new JobService({ spillDir: `${dir}/spill`, killGraceMs: 5000 });
+  const service = new JobService({ spillDir: `${dir}/spill`, killGraceMs: 20_000 });
   const jobPids = `${dir}/job_pids`;
   const jobId = service.start({
     kind: "bash",

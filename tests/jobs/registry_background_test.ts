@@ -3,6 +3,7 @@ import { createHarness } from "../../registry/tools_plugin.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import { defineTool } from "../../tools/define_tool.ts";
+import { HANG_GUARD_MS } from "../_helpers.ts";
 
 function slowCounter() {
   const gate = Promise.withResolvers<void>();
@@ -47,7 +48,7 @@ Deno.test("register() adds run_in_background to a background: true tool when the
     const jobs = ctx.get<JobService>("jobs");
     ok(jobs);
     release();
-    await jobs.wait(jobId, { timeoutMs: 10_000 });
+    await jobs.wait(jobId, { timeoutMs: HANG_GUARD_MS });
     const read = await jobs.read(jobId, { cursor: 0 });
     equal(read.text, "n 1\nn 2\nn 3\ndone\n");
     equal(jobs.get(jobId).status, "completed");

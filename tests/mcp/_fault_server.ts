@@ -1,6 +1,7 @@
 /**
  * A tiny real MCP stdio server with faults, chosen by the first argument:
- * - `silent`: reads stdin and never answers (not even `initialize`);
+ * - `silent`: reads stdin and never answers (not even `initialize`), and outlives stdin EOF;
+ * - `mute`: reads stdin and never answers, and exits with code 0 at stdin EOF (as most servers do);
  * - `exit`: writes a reason to stderr and exits with code 2 before answering;
  * - `big`: a working server whose tools `big` and `bigtail` (id last, as the TypeScript SDK
  *   writes it) answer with 11 MiB of text, `noid` sends an
@@ -71,7 +72,7 @@ function answer(
 let buffer = "";
 const decoder = new TextDecoder();
 for await (const chunk of Deno.stdin.readable) {
-  if (mode === "silent") continue;
+  if (mode === "silent" || mode === "mute") continue;
   buffer += decoder.decode(chunk, { stream: true });
   let index: number;
   while ((index = buffer.indexOf("\n")) !== -1) {

@@ -27,7 +27,7 @@ Deno.test("connectTimeoutMs bounds a server that never answers initialize, and t
       equal(error.code, "MCP_CONNECT_TIMEOUT");
       equal(
         error.message,
-        'Cannot connect to MCP server "silent": no answer to initialize within 300 ms (connectTimeoutMs)',
+        'Cannot connect to MCP server "silent": the server did not answer initialize within 300 ms (connectTimeoutMs)',
       );
       return true;
     },
@@ -54,11 +54,52 @@ Deno.test("mcpServerPlugin reports a silent server as disconnected after connect
   deepEqual(await down, {
     server: "silent",
     state: "disconnected",
-    reason: "no answer to initialize within 200 ms (connectTimeoutMs)",
+    reason: "the server did not answer initialize within 200 ms (connectTimeoutMs)",
     retryInMs: 60_000,
     attempt: 1,
   });
+  // Its tools were never listed: a call says the server is not connected and why.
+  const outcome = await ctx.tools.execute({
+    callId: "c1",
+    name: "mcp__silent__echo",
+    arguments: {},
+  });
+  equal(outcome.error?.code, "MCP_SERVER_NOT_CONNECTED");
+  match(
+    outcome.error?.message ?? "",
+    /^MCP server "silent" is not connected, so its tool "mcp__silent__echo" is not known: the server did not answer initialize within 200 ms \(connectTimeoutMs\) \(next try in \d+\.\d s\); its tools register when it answers$/,
+  );
+  // Other names are still unknown tools.
+  equal(
+    (await ctx.tools.execute({ callId: "c2", name: "nope", arguments: {} })).error?.code,
+    "UNKNOWN_TOOL",
+  );
   await fiber.dispose();
+  const after = await ctx.tools.execute({ callId: "c3", name: "mcp__silent__echo", arguments: {} });
+  equal(after.error?.code, "UNKNOWN_TOOL");
+});
+
+Deno.test("a server that never answers initialize is a timeout, not its exit at stdin EOF", async () => {
+  // The timed-out handshake closes the server's stdin and this server then exits with code 0:
+  // that exit is not the cause. Whichever of the SDK's request timeout and the connect deadline
+  // fires first, the message is the same.
+  for (let i = 0; i < 3; i++) {
+    await rejects(
+      McpClient.connect("silent", fault("mute", { connectTimeoutMs: 100 + 50 * i }), {
+        onStderr: () => {},
+      }),
+      (error: unknown) => {
+        ok(error instanceof HarnessError, String(error));
+        equal(
+          error.message,
+          `Cannot connect to MCP server "silent": the server did not answer initialize within ${
+            100 + 50 * i
+          } ms (connectTimeoutMs)`,
+        );
+        return true;
+      },
+    );
+  }
 });
 
 Deno.test("a server that exits at start names its exit code and stderr reason", async () => {

@@ -10,6 +10,7 @@ import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolRegistry } from "../../registry/types.ts";
 import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
+import { HANG_GUARD_MS } from "../_helpers.ts";
 
 Deno.test("a background start aborted in the same tick is killed and its id is reported", async () => {
   await using h = await harness();
@@ -32,7 +33,7 @@ Deno.test("a background start aborted in the same tick is killed and its id is r
   const notice = outcome.additionalContexts?.flat().map((block) => text({ content: [block] }));
   match(notice?.join("\n") ?? "", /background job (bash-\d+) \(bash\) was started and then killed/);
   const jobId = /background job (bash-\d+)/.exec(notice!.join("\n"))![1]!;
-  const done = await jobs.wait(jobId, { timeoutMs: 10_000 });
+  const done = await jobs.wait(jobId, { timeoutMs: HANG_GUARD_MS });
   equal(done.status, "killed");
   const survivors = await new Deno.Command("pgrep", { args: ["-f", marker], stdout: "piped" })
     .output();
@@ -159,7 +160,7 @@ Deno.test("execute() resolves with an error when the request has throwing getter
   });
   equal(
     text(hostileArgs),
-    "Error: tool execution arguments must be losslessly JSON-serializable: the arguments could not be read (getter exploded)",
+    'Error: tool execution arguments must be losslessly JSON-serializable: "x" could not be read (its getter threw: getter exploded)',
   );
 });
 

@@ -254,7 +254,7 @@ Deno.test("compileValidator() turns throwing getters and odd values into violati
       throw new Error("boom");
     },
   };
-  deepEqual(validate(hostile), ["arguments could not be read: boom"]);
+  deepEqual(validate(hostile), ['"a" could not be read (its getter threw: boom)']);
   deepEqual(validate({ j: Symbol("s") }), ['"j" is not JSON (a symbol)']);
   deepEqual(validate({ j: new Map() }), ['"j" is not a plain JSON object or array (a Map)']);
   // Symbol keys are invisible to JSON and left to the registry's snapshot.
