@@ -154,11 +154,19 @@ export function safe(
   }
 }
 
-/** A request read once, its optional fields possibly `undefined`. */
-export type Request = { readonly [K in keyof ExecuteRequest]-?: ExecuteRequest[K] | undefined } & {
-  readonly callId: string;
-  readonly name: string;
-};
+/**
+ * A request read once, its optional fields possibly `undefined`. Mapped over
+ * `Required<ExecuteRequest>` rather than with `-?`: under default compiler options (no
+ * `exactOptionalPropertyTypes`) `-?` also strips the `| undefined` written here.
+ */
+export type Request =
+  & {
+    readonly [K in keyof Required<ExecuteRequest>]: ExecuteRequest[K] | undefined;
+  }
+  & {
+    readonly callId: string;
+    readonly name: string;
+  };
 
 /**
  * Reads every request field exactly once (a throwing getter throws here) and checks them; a string
