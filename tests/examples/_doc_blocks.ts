@@ -79,7 +79,7 @@ export function shellCommands(text: string): ShownCommand[] {
   const joined = text.replace(/\\\n\s*/g, " ");
   const commands: ShownCommand[] = [];
   for (const raw of joined.split("\n")) {
-    const line = raw.replace(/\s+#.*$/, "").replace(/^#.*$/, "").trim();
+    const line = raw.replace(/\s+#.*$/, "").replace(/^#.*$/, "").trim().replace(/\s+/g, " ");
     if (line === "") continue;
     const words = line.split(/\s+/);
     const env: Record<string, string> = {};
