@@ -55,7 +55,8 @@ Deno.test("a pure tool's MockAdapter test runs under plain `deno test`, with no 
 Deno.test("with a session log on disk it needs read and write on that folder only (no ps)", async () => {
   await using consumer = await consumerProject({ strict: false });
   await consumer.write("upper_test.ts", PURE_TOOL_TEST);
-  const command = "deno test --allow-read=sessions --allow-write=sessions upper_test.ts -- sessions";
+  const command =
+    "deno test --allow-read=sessions --allow-write=sessions upper_test.ts -- sessions";
   const run = await runShown(consumer.dir, {
     text: command,
     env: {},
