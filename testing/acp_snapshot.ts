@@ -258,22 +258,45 @@ async function driveSession(
   scenario: AcpScenario,
   cwd: string,
 ): Promise<string> {
-  await peer.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {
-      fs: { readTextFile: false, writeTextFile: false },
-      terminal: false,
-      ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
-    },
-    clientInfo: { name: "dsh-snapshot", version: "1" },
-  });
-  const { sessionId } = await peer.agent.request("session/new", { cwd, mcpServers: [] });
+  await request("initialize", () =>
+    peer.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
+      },
+      clientInfo: { name: "dsh-snapshot", version: "1" },
+    }));
+  const { sessionId } = await request(
+    "session/new",
+    () => peer.agent.request("session/new", { cwd, mcpServers: [] }),
+  );
   for (const text of scenario.prompts ?? ["go"]) {
     // An error frame is part of the transcript; the run goes on.
     await peer.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
       .catch((error: unknown) => error);
   }
   return sessionId;
+}
+
+/**
+ * Runs a setup request; its failure names the method and the agent's details (the SDK's own
+ * message is only `Internal error`).
+ */
+async function request<T>(method: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    const { message, data } = error as { message?: unknown; data?: { details?: unknown } };
+    const details = typeof data?.details === "string" ? `: ${data.details}` : "";
+    throw new Error(
+      `Cannot run the ACP snapshot scenario: ${method} failed: ${message}${details}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 function unusedScript(adapter: MockAdapter): string {
