@@ -1,13 +1,13 @@
 /**
  * Finds the TypeScript examples of the docs and the commands the text shows next to them.
  *
- * Markdown (README.md, SECURITY.md): every ` ```ts ` (or `typescript`) block is preceded by a
- * marker comment, `<!-- example: <kind> <file> -->`, where kind is
+ * Markdown (README.md, SECURITY.md): every code block fenced as `ts` (or `typescript`) is
+ * preceded by a marker comment, `<!-- example: <kind> <file> -->`, where kind is
  *
  * - `plugin`: a plugin module, written as `<file>` and loaded by a host (`ctx.plugin`);
- * - `script`: written as `<file>` and run with the `deno run` command of the next ` ```sh `
- *   block that names `<file>`;
- * - `test`: written as `<file>` and run with each `deno test` command of that ` ```sh ` block;
+ * - `script`: written as `<file>` and run with the `deno run` command of the next `sh` block
+ *   that names `<file>`;
+ * - `test`: written as `<file>` and run with each `deno test` command of that `sh` block;
  * - `fragment`: does not stand alone; written as `<file>` (optional) and only type-checked.
  *
  * `examples/*.ts`: a module that calls `Deno.test` is a test, one that exports `apply` a plugin,

@@ -4,7 +4,7 @@
  *
  * - plugins are loaded by a host (`ctx.plugin(...).ready`, the fiber ends `active`);
  * - scripts and tests run with exactly the `deno run` / `deno test` command the text shows next
- *   to them (a following ```` ```sh ```` block, or the module doc of an `examples/` file), so a
+ *   to them (a following `sh` code block, or the module doc of an `examples/` file), so a
  *   changed flag or file name in the text fails here;
  * - fragments are only type-checked.
  *
