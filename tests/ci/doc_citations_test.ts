@@ -90,7 +90,11 @@ Deno.test("every docs/<file> §N cited in a comment or README exists as a headin
   }
   ok(citations > 20, `the scan found the citations (${citations})`);
   deepEqual(problems, []);
-  deepEqual(outside, [], "these lines cite documents the repository does not have");
+  deepEqual(
+    outside,
+    [],
+    `these lines cite documents the repository does not have: ${outside.join(", ")}`,
+  );
 });
 
 Deno.test("the citation check finds a missing section and a missing step", () => {
