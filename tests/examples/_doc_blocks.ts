@@ -10,7 +10,8 @@
  * - `test`: written as `<file>` and run with each `deno test` command of that `sh` block;
  * - `fragment`: does not stand alone; written as `<file>` (optional) and only type-checked.
  *
- * `examples/*.ts`: a module that calls `Deno.test` is a test, one that exports `apply` a plugin,
+ * `examples/*.ts`: the code blocks of their JSDoc run under `deno test --doc` (none is
+ * `ignore`); a module that calls `Deno.test` is a test, one that exports `apply` a plugin,
  * any other a script; a test or script names its command in its module doc, on an indented
  * line of its own (`    deno run --allow-read examples/embed.ts`).
  *
@@ -159,6 +160,12 @@ export function moduleExample(file: string, code: string): DocExample {
     : /^export (async )?function apply\(/m.test(code)
     ? "plugin"
     : "script";
+  const ignored = /^\s*\*\s*```(?:ts|typescript)\b.*\bignore\b/m.exec(code);
+  if (ignored !== null) {
+    throw new Error(
+      `${file}: its doc has an "ignore" code block, which nothing runs or checks: make it run under deno test --doc`,
+    );
+  }
   const header = /^\/\*\*([\s\S]*?)\*\//.exec(code)?.[1] ?? "";
   const shown = header.split("\n")
     .map((line) => /^ \*\s{4,}(.*)$/.exec(line)?.[1]?.trim())

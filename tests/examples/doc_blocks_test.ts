@@ -70,3 +70,12 @@ Deno.test("shellCommands() joins continuations and drops comments", () => {
     ],
   );
 });
+
+Deno.test("moduleExample() refuses an ignore block in an example's doc (nothing would check it)", () => {
+  const code =
+    `/**\n * Use it:\n *\n * ${FENCE}ts ignore\n * ctx.plugin(x);\n * ${FENCE}\n */\nexport function apply() {}\n`;
+  throws(
+    () => moduleExample("examples/z.ts", code),
+    /examples\/z\.ts: its doc has an "ignore" code block/,
+  );
+});
