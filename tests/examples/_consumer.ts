@@ -75,12 +75,28 @@ export interface CommandRun {
   readonly stderr: string;
 }
 
+/** What Deno needs to find its caches and the npm registry (proxies, certificates). */
+const PASSED_ENV = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "DENO_DIR",
+  "XDG_CACHE_HOME",
+  "NPM_CONFIG_REGISTRY",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+];
+
 /** The environment a user's shell would pass: no secrets of the CI machine, Deno's caches kept. */
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: "1" };
-  for (
-    const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR", "NPM_CONFIG_REGISTRY"]
-  ) {
+  for (const name of PASSED_ENV) {
     const value = Deno.env.get(name);
     if (value !== undefined) env[name] = value;
   }
