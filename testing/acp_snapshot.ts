@@ -62,12 +62,20 @@ export interface AcpSnapshotRun {
   readonly requests: readonly ModelRequest[];
 }
 
+/** How to re-record: the variable, and `--allow-env` for it when this test may not read it. */
+function recordHint(): string {
+  const granted =
+    Deno.permissions.querySync({ name: "env", variable: UPDATE_SNAPSHOTS_ENV }).state === "granted";
+  return `${UPDATE_SNAPSHOTS_ENV}=1${
+    granted ? "" : ` (and --allow-env=${UPDATE_SNAPSHOTS_ENV}: this test may not read it)`
+  }`;
+}
+
 function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
+  if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
     return undefined;
   }
+  return Deno.env.get(name);
 }
 
 async function readLines(path: string): Promise<string[] | undefined> {
@@ -145,13 +153,13 @@ export async function assertAcpSnapshot(
   const expected = await readLines(file);
   if (expected === undefined) {
     throw new Error(
-      `Cannot compare the ACP snapshot: no transcript at "${file}": run the test once with ${UPDATE_SNAPSHOTS_ENV}=1 to record it`,
+      `Cannot compare the ACP snapshot: no transcript at "${file}": run the test once with ${recordHint()} to record it`,
     );
   }
   deepStrictEqual(
     [...run.transcript],
     expected,
-    `The ACP transcript differs from "${file}" (re-record it with ${UPDATE_SNAPSHOTS_ENV}=1 if the change is intended)`,
+    `The ACP transcript differs from "${file}" (re-record it with ${recordHint()} if the change is intended)`,
   );
   return run;
 }
