@@ -20,7 +20,7 @@
  *   non-product file (`tests/`, `bench/`, `examples/`).
  * - `private-file`: a file imports another folder's private (`_`) file.
  * - `mod-door` (off by default): a file imports another folder's public file other than its
- *   `mod.ts`. The top-level `mod.ts` is exempt: style.md §1 has it take the embedder API straight
+ *   `mod.ts`. The top-level `mod.ts` is exempt: docs/style.md §1 has it take the embedder API straight
  *   from implementation files.
  * - `examples-public`: an example imports a package file that is not a public entry point.
  * - `examples-specifier`: an example reaches a public entry point by a relative path instead of

@@ -7,7 +7,7 @@
  *   session/new|load|prompt|cancel, live cards from `session/event`, `agent/delta` and
  *   `tool/output`, and `ctx.approval` (`ask` → `session/request_permission`).
  * - {@linkcode callToWire} / {@linkcode resultToWire}: the pure card → wire mapping
- *   (contracts.md §4); {@linkcode CardPresenter} adds presenters, the generic fallback and the
+ *   (docs/contracts.md §4); {@linkcode CardPresenter} adds presenters, the generic fallback and the
  *   orphan guard; {@linkcode AcpSession} adds coalesced streaming and replay.
  * - The agent binary: `main.ts` (entry), {@linkcode parseConfig} (`dsh.jsonc`),
  *   {@linkcode permissionFlags} (its explicit Deno permission profile), `launch.ts`

@@ -10,7 +10,7 @@ import { isAbsolute, relative } from "node:path";
  *
  * Applies only when both `path` and `cwd` are absolute and the relative path stays inside
  * the workspace (it is not `..` and does not start with `../`; a name like `..cache/x` is
- * inside). Otherwise the title is returned unchanged (contracts.md §4).
+ * inside). Otherwise the title is returned unchanged (docs/contracts.md §4).
  *
  * @param title The card title.
  * @param path The raw (absolute) path the title may mention.

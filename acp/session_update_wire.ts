@@ -1,6 +1,6 @@
 /**
  * The `session/update` payloads dsh sends, as plain types: exactly the fields the bridge emits
- * (contracts.md §4). Each is structurally a subset of the ACP schema's `SessionUpdate`, so
+ * (docs/contracts.md §4). Each is structurally a subset of the ACP schema's `SessionUpdate`, so
  * embedders need no SDK types to read or forward them.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The pure card → wire mapping (contracts.md §4): call views become `tool_call`, result views
+ * The pure card → wire mapping (docs/contracts.md §4): call views become `tool_call`, result views
  * become `tool_call_update`. Field order in the emitted JSON follows the contract.
  *
  * @module

@@ -41,7 +41,7 @@ export async function acquireSessionLock(
   const path = `${logPath}.lock`;
   const mine: LockRecord = {
     pid: Deno.pid,
-    startTime: (await processStartTime(Deno.pid)) ?? null,
+    startTime: await ownStartTime(),
     token: crypto.randomUUID(),
   };
   const temp = `${path}.${mine.token}.tmp`;
@@ -73,6 +73,19 @@ export async function acquireSessionLock(
     );
   } finally {
     await Deno.remove(temp).catch(() => {});
+  }
+}
+
+/**
+ * This process's start time, or `null` when the process table is out of reach (no
+ * `--allow-run=ps`): taking a free lock needs no permission beyond the log's folder. A `null`
+ * record only loses pid-reuse detection, so a later opener errs on the side of "in use".
+ */
+async function ownStartTime(): Promise<number | null> {
+  try {
+    return (await processStartTime(Deno.pid)) ?? null;
+  } catch {
+    return null;
   }
 }
 

@@ -62,7 +62,7 @@ export interface CreateAgentOptions {
   readonly logKey?: Uint8Array;
   /** The log file. Either this or `logDir` is required. */
   readonly logPath?: string;
-  /** A directory for `<sessionId>.jsonl` (must exist). */
+  /** A directory for `<sessionId>.jsonl`; a new session creates it (and its parents) if missing. */
   readonly logDir?: string;
   /**
    * Keep the session log in memory instead of a file (tests, throwaway agents): no `logPath` or
@@ -385,6 +385,9 @@ export async function createAgent(ctx: AgentContext, options: CreateAgentOptions
       ctx.logger?.warn(`session log "${path}" line ${warning.line}: ${warning.message}`);
     }
     return new Agent(ctx, log, options, loaded);
+  }
+  if (options.logPath === undefined && options.logDir !== undefined) {
+    await Deno.mkdir(options.logDir, { recursive: true });
   }
   const log = await SessionLog.create(path, {
     id: sessionId,

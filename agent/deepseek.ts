@@ -6,6 +6,7 @@
 import type { ModelAdapter, ModelRequest, StreamChunk } from "./model.ts";
 import { ModelRequestError } from "./model_request_error.ts";
 import { errorMessage } from "../core/error_message.ts";
+import { createLogger } from "../core/logger.ts";
 import { netHost } from "../core/permission_hint.ts";
 import { readStream, serverMessage } from "./_deepseek_stream.ts";
 import { connectFailure } from "./_connect_failure.ts";
@@ -68,13 +69,17 @@ export interface DeepSeekAdapterOptions {
   readonly temperature?: number;
 }
 
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    // No --allow-env: behave as if unset.
+/**
+ * Reads an environment variable when this process may: one that Deno's permissions do not grant
+ * is reported in `unreadable` (never read, so never a permission prompt) instead of passing for
+ * unset silently.
+ */
+function env(name: string, unreadable: string[]): string | undefined {
+  if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+    unreadable.push(name);
     return undefined;
   }
+  return Deno.env.get(name);
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
@@ -140,6 +145,7 @@ export class DeepSeekAdapter implements ModelAdapter {
   /** The thinking mode. */
   readonly thinking: ThinkingMode;
   #apiKey: string | undefined;
+  readonly #keyUnreadable: boolean;
   #options: DeepSeekAdapterOptions;
 
   /**
@@ -186,9 +192,16 @@ export class DeepSeekAdapter implements ModelAdapter {
       throw new TypeError(retiredModelMessage("Cannot create DeepSeek adapter", retired));
     }
     this.#options = options;
-    this.#apiKey = options.apiKey ?? env("DEEPSEEK_API_KEY");
-    this.baseUrl = (options.baseUrl ?? env("DEEPSEEK_BASE_URL") ?? "https://api.deepseek.com")
-      .replace(/\/+$/, "");
+    const unreadable: string[] = [];
+    this.#apiKey = options.apiKey ?? env("DEEPSEEK_API_KEY", unreadable);
+    this.#keyUnreadable = unreadable.includes("DEEPSEEK_API_KEY");
+    this.baseUrl = (options.baseUrl ?? env("DEEPSEEK_BASE_URL", unreadable) ??
+      "https://api.deepseek.com").replace(/\/+$/, "");
+    if (unreadable.includes("DEEPSEEK_BASE_URL")) {
+      createLogger({ name: "deepseek" }).warn(
+        `Cannot read DEEPSEEK_BASE_URL: Deno's permissions do not grant it (run with --allow-env=DEEPSEEK_API_KEY,DEEPSEEK_BASE_URL, or pass 'baseUrl'); using ${this.baseUrl}`,
+      );
+    }
     this.model = options.model ?? CURRENT_MODELS[0]!;
     this.thinking = thinking;
   }
@@ -236,7 +249,9 @@ export class DeepSeekAdapter implements ModelAdapter {
     const { maxRetries = 3, temperature, reasoningEffort } = this.#options;
     if (this.#apiKey === undefined || this.#apiKey === "") {
       throw new ModelRequestError(
-        "Cannot call DeepSeek: no API key; set DEEPSEEK_API_KEY or pass 'apiKey'",
+        this.#keyUnreadable
+          ? "Cannot call DeepSeek: DEEPSEEK_API_KEY cannot be read, Deno's permissions do not grant it; run with --allow-env=DEEPSEEK_API_KEY or pass 'apiKey'"
+          : "Cannot call DeepSeek: no API key; set DEEPSEEK_API_KEY or pass 'apiKey'",
       );
     }
     const model = request.model === "" ? this.model : request.model;

@@ -1,5 +1,5 @@
 /**
- * Session log line shapes: the header and the typed events (contracts.md §3).
+ * Session log line shapes: the header and the typed events (docs/contracts.md §3).
  *
  * @module
  */

@@ -2,7 +2,7 @@
  * Builtin tools: `bash` (terminal card, bounded output with spill, process-tree kill, optional
  * bubblewrap sandbox) and the fs tools `read`, `write`, `edit` (diff cards with applied hunks),
  * all behind the {@linkcode Executor} capability seam, plus the read-before-edit and workspace
- * policies. Contracts: design/contracts.md §7–§8.
+ * policies. Contracts: docs/contracts.md §7–§8.
  *
  * @example Usage
  * ```ts

@@ -1,7 +1,7 @@
 /**
  * Code Mode: the model writes one TypeScript program that calls tools as
  * `await tools.<name>(args)`, and `run_code` runs it in a sandbox whose only authority is the
- * bridge back into the registry pipeline (contracts.md §9, design/codemode.md).
+ * bridge back into the registry pipeline (docs/contracts.md §9).
  *
  * - {@linkcode codeModePlugin}: registers `run_code` and adds the SDK to the system prompt.
  * - {@linkcode createRunCodeTool}, {@linkcode formatRunOutput}: the tool and its result text.

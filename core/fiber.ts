@@ -104,7 +104,8 @@ export class Fiber {
    * Settles when the fiber's latest transition (apply, restart, dispose) and those of the plugins
    * it loaded have settled. Rejects with the plugin's error when it failed to apply, or with the
    * error of a plugin it loaded (a dependency) that failed. A fiber still waiting for an `inject`
-   * service resolves while `pending`.
+   * service resolves while `pending`. The promise is marked handled, so leaving it unawaited
+   * never crashes the host with an unhandled rejection (the failure is logged once either way).
    *
    * @example Usage
    * ```ts
@@ -123,7 +124,11 @@ export class Fiber {
    */
   get ready(): Promise<void> {
     const settled = this.#busy === 0 ? resolved : this.#queue;
-    return settled.then(() => this.#checkReady());
+    const ready = settled.then(() => this.#checkReady());
+    // Marked handled: a host that never awaits `ready` must not die of an unhandled rejection
+    // (the failure is already logged once, by `#fail`); whoever awaits it still gets the error.
+    ready.catch(() => {});
+    return ready;
   }
 
   #checkReady(): void | Promise<void> {

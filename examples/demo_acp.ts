@@ -1,7 +1,9 @@
 /**
  * The dsh demo: a session driven through the REAL ACP bridge by a real ACP client.
  *
- * It spawns the agent binary (`acp/main.ts`) under its computed Deno permission profile (never
+ *     deno run --allow-read --allow-write --allow-env --allow-run=deno examples/demo_acp.ts
+ *
+ * (`deno task demo` in this repository.) It spawns the agent binary (`acp/main.ts`) under its computed Deno permission profile (never
  * `-A`), connects the SDK client over stdio, and prints the cards as a person would see them.
  *
  * - Offline (no `DEEPSEEK_API_KEY`): the config says `"model": {"provider": "demo"}`, so the

@@ -3,16 +3,19 @@
  * applied on `tools/pre-execute`. The rules are dsh.jsonc's `"permissions"` syntax, matched by
  * the same compiled matcher (`compilePermissionRules` from `@dsh/harness/registry`).
  *
- * ```ts ignore
+ * ```ts
  * import * as permissionGate from "./permission_gate.ts";
- * ctx.plugin(permissionGate, {
+ * import { createHarness } from "@dsh/harness";
+ * const ctx = await createHarness();
+ * await ctx.plugin(permissionGate, {
  *   rules: [
  *     { tool: "bash", args: { command: "rm *" }, decision: "deny", reason: "no rm, ever" },
  *     { tool: "write", decision: "ask" },
  *     { tool: "read", decision: "allow" },
  *     { tool: "mcp__*", decision: "ask" },
  *   ],
- * });
+ * }).ready;
+ * await ctx.fiber.dispose();
  * ```
  *
  * The first matching rule wins. The gate only tightens: it never turns an earlier `deny` into

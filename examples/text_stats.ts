@@ -26,6 +26,7 @@ export function apply(ctx: Context): void {
       text: z.string().describe("The text to measure"),
       unit: z.enum(["lines", "words", "chars"]).optional().describe("Only this count"),
     }),
+    // The editor card (pure: no I/O); without it the editor shows a generic card.
     presentCall: (args) => ({
       card: "generic",
       kind: "other",

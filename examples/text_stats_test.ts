@@ -27,6 +27,7 @@ Deno.test("text_stats counts, and rejects bad arguments with a message the model
     toolCallResponse("c2", "text_stats", { text: "x", unit: "pages" }),
     textResponse("done"),
   ]);
+  // inMemoryLog: the session log stays in memory, no temp dir to create or remove.
   const agent = await createAgent(ctx, { adapter, model: "mock", cwd: "/", inMemoryLog: true });
   try {
     equal((await agent.prompt("measure it")).stopReason, "end_turn");
@@ -51,6 +52,7 @@ Deno.test("text_stats counts, and rejects bad arguments with a message the model
 });
 
 Deno.test("text_stats shows its card in the editor", async () => {
+  // The real ACP server, in process; compares with the stored transcript.
   await assertAcpSnapshot(new URL("./__snapshots__/text_stats.jsonl", import.meta.url), {
     plugins: [textStats],
     script: [toolCallResponse("c1", "text_stats", { text: "hi there" }), textResponse("2 words")],

@@ -2,7 +2,7 @@
  * Background mode as a chain layer: the jobs plugin adds it once with `ctx.tools.use()`. It
  * wraps every `background: true` definition registered from then on with
  * {@linkcode withBackground}, and kills a background start whose call was aborted before the job
- * id could be returned (contracts.md §7, "no id is left behind"): the aborted call returns once
+ * id could be returned (docs/contracts.md §7, "no id is left behind"): the aborted call returns once
  * the job is `killed`, with its id in a deferred notice.
  *
  * @module

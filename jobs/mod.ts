@@ -2,7 +2,7 @@
  * Long-running work for any tool: `ctx.jobs` (ids, honest statuses, cursor reads, process-tree
  * kill, completion notices, owner fence, bounded memory with full output on disk), the
  * `job_output`/`job_list`/`job_kill` tools, `withBackground` (the `run_in_background` parameter)
- * and one spill policy for every tool result. Contracts: design/contracts.md §7.
+ * and one spill policy for every tool result. Contracts: docs/contracts.md §7.
  *
  * @example Usage
  * ```ts

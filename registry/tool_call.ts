@@ -154,11 +154,9 @@ export function safe(
   }
 }
 
-/** A request read once, its optional fields possibly `undefined`. */
-export type Request = { readonly [K in keyof ExecuteRequest]-?: ExecuteRequest[K] | undefined } & {
-  readonly callId: string;
-  readonly name: string;
-};
+/** A request read once, optional fields possibly `undefined` (`-?` strips it: docs/style.md §2). */
+type Optional = { readonly [K in keyof Required<ExecuteRequest>]: ExecuteRequest[K] | undefined };
+export type Request = Optional & { readonly callId: string; readonly name: string };
 
 /**
  * Reads every request field exactly once (a throwing getter throws here) and checks them; a string

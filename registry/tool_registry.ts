@@ -1,6 +1,6 @@
 /**
  * The `ctx.tools` service: registration (effects of the calling fiber), the model-facing schema
- * projection, guards and the execution pipeline of contracts.md §2.
+ * projection, guards and the execution pipeline of docs/contracts.md §2.
  *
  * @module
  */

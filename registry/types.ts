@@ -1,6 +1,6 @@
 /**
  * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
- * contracts.md §2's; the hook types live in `tools/hooks.ts` and are re-exported here).
+ * docs/contracts.md §2's; the hook types live in `tools/hooks.ts` and are re-exported here).
  *
  * @module
  */
@@ -54,7 +54,7 @@ export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
  * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
  * `await next()` runs inward, code after it outward, and not calling `next` short-circuits.
  *
- * Positions (contracts.md §2): `"route"` runs first, before the pre-abort check and all policy,
+ * Positions (docs/contracts.md §2): `"route"` runs first, before the pre-abort check and all policy,
  * and an outcome it returns skips post-execute (Code Mode's direct-call denial); `"body"` runs
  * innermost, around the body and outside its deadline, and sees a success before a caller abort
  * turns it into `ABORTED` (background mode). `define` rewrites every definition registered while
@@ -90,7 +90,7 @@ export interface ToolRegistry {
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;
   /**
-   * Hides global tools from the model (contracts.md §1): `allow` keeps only names matching one of
+   * Hides global tools from the model (docs/contracts.md §1): `allow` keeps only names matching one of
    * its globs, `deny` removes matching names. With `scope` (a session id) only that agent's view
    * is masked, otherwise every view. Masks stack, so each only narrows; tools registered for the
    * scope itself and the reserved `run_code` are never hidden. A hidden tool is absent from

@@ -62,12 +62,20 @@ export interface AcpSnapshotRun {
   readonly requests: readonly ModelRequest[];
 }
 
+/** How to re-record: the variable, and `--allow-env` for it when this test may not read it. */
+function recordHint(): string {
+  const granted =
+    Deno.permissions.querySync({ name: "env", variable: UPDATE_SNAPSHOTS_ENV }).state === "granted";
+  return `${UPDATE_SNAPSHOTS_ENV}=1${
+    granted ? "" : ` (and --allow-env=${UPDATE_SNAPSHOTS_ENV}: this test may not read it)`
+  }`;
+}
+
 function readEnv(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
+  if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
     return undefined;
   }
+  return Deno.env.get(name);
 }
 
 async function readLines(path: string): Promise<string[] | undefined> {
@@ -145,13 +153,13 @@ export async function assertAcpSnapshot(
   const expected = await readLines(file);
   if (expected === undefined) {
     throw new Error(
-      `Cannot compare the ACP snapshot: no transcript at "${file}": run the test once with ${UPDATE_SNAPSHOTS_ENV}=1 to record it`,
+      `Cannot compare the ACP snapshot: no transcript at "${file}": run the test once with ${recordHint()} to record it`,
     );
   }
   deepStrictEqual(
     [...run.transcript],
     expected,
-    `The ACP transcript differs from "${file}" (re-record it with ${UPDATE_SNAPSHOTS_ENV}=1 if the change is intended)`,
+    `The ACP transcript differs from "${file}" (re-record it with ${recordHint()} if the change is intended)`,
   );
   return run;
 }
@@ -258,22 +266,45 @@ async function driveSession(
   scenario: AcpScenario,
   cwd: string,
 ): Promise<string> {
-  await peer.agent.request("initialize", {
-    protocolVersion: 1,
-    clientCapabilities: {
-      fs: { readTextFile: false, writeTextFile: false },
-      terminal: false,
-      ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
-    },
-    clientInfo: { name: "dsh-snapshot", version: "1" },
-  });
-  const { sessionId } = await peer.agent.request("session/new", { cwd, mcpServers: [] });
+  await request("initialize", () =>
+    peer.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+        ...(scenario.terminalOutput ? { _meta: { terminal_output: true } } : {}),
+      },
+      clientInfo: { name: "dsh-snapshot", version: "1" },
+    }));
+  const { sessionId } = await request(
+    "session/new",
+    () => peer.agent.request("session/new", { cwd, mcpServers: [] }),
+  );
   for (const text of scenario.prompts ?? ["go"]) {
     // An error frame is part of the transcript; the run goes on.
     await peer.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
       .catch((error: unknown) => error);
   }
   return sessionId;
+}
+
+/**
+ * Runs a setup request; its failure names the method and the agent's details (the SDK's own
+ * message is only `Internal error`).
+ */
+async function request<T>(method: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    const { message, data } = error as { message?: unknown; data?: { details?: unknown } };
+    const details = typeof data?.details === "string" ? `: ${data.details}` : "";
+    throw new Error(
+      `Cannot run the ACP snapshot scenario: ${method} failed: ${message}${details}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 function unusedScript(adapter: MockAdapter): string {

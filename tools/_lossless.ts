@@ -1,5 +1,5 @@
 /**
- * Private lossless-JSON checks for argument validation (contracts.md §2 "Lossless JSON").
+ * Private lossless-JSON checks for argument validation (docs/contracts.md §2 "Lossless JSON").
  *
  * Accepted: null, booleans, strings, finite numbers other than -0, dense arrays whose prototype
  * is an `Array.prototype` (any realm), and plain or null-prototype objects (any realm).

@@ -1,7 +1,7 @@
 /**
  * The hook vocabulary of a tool call (`tools/pre-execute`, `guard()`, `tools/execute`,
  * `tools/post-execute`, `tools/result`) and its policy phases: pre-execute with approval, guards,
- * and post-execute (contracts.md §2 steps 3, 4 and 7). The registry's chain runs them.
+ * and post-execute (docs/contracts.md §2 steps 3, 4 and 7). The registry's chain runs them.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Type-level inference from the schema DSL: `InferArgs<P>` for a parameters map and
- * `InferValue<S>` for one value spec (contracts.md §1 "Type-level inference").
+ * `InferValue<S>` for one value spec (docs/contracts.md §1 "Type-level inference").
  *
  * @module
  */

@@ -48,7 +48,7 @@ export interface ToolOutcome {
 export const ABORTED_BEFORE_DISPATCH_MESSAGE = "tool call aborted before dispatch";
 /** Message of `ABORTED`. */
 export const ABORTED_MESSAGE = "tool call aborted";
-/** Message of arguments that are not lossless JSON (`INVALID_ARGS`, contracts.md §2 step 1). */
+/** Message of arguments that are not lossless JSON (`INVALID_ARGS`, docs/contracts.md §2 step 1). */
 export const NON_JSON_ARGS_MESSAGE =
   "tool execution arguments must be losslessly JSON-serializable";
 

@@ -1,5 +1,5 @@
 /**
- * Running one tool body (contracts.md §2 step 6): the execution it receives, its deadline, its
+ * Running one tool body (docs/contracts.md §2 step 6): the execution it receives, its deadline, its
  * abort grace and the normalization of what it returned. The registry's chain calls it innermost.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The ACP snapshot runner (contracts.md §5): boots `acp/main.ts` with a scripted model under its
+ * The ACP snapshot runner (docs/contracts.md §5): boots `acp/main.ts` with a scripted model under its
  * computed permission profile, drives it over stdio with the SDK client, and returns the
  * normalized stdout frames and session log.
  */
@@ -22,7 +22,7 @@ export function plainEnv(home: string): Record<string, string> {
   return { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home, TMPDIR: home };
 }
 
-/** One step of a scenario (contracts.md §5 ops, plus `restart` and `loadSession`). */
+/** One step of a scenario (docs/contracts.md §5 ops, plus `restart` and `loadSession`). */
 export type Step =
   | { op: "initialize"; terminalOutput?: boolean }
   | { op: "newSession" }

@@ -1,6 +1,6 @@
 /**
  * A loopback DeepSeek `/chat/completions` server that speaks the wire of late 2026
- * (design/facts.md "DeepSeek's API as of late 2026"):
+ * (DeepSeek's API as of late 2026):
  *
  * - only `deepseek-flash`, `deepseek-v4-flash` (alias) and `deepseek-v4-pro` exist; any other id,
  *   the retired `deepseek-chat` and `deepseek-reasoner` included, gets HTTP 400 with DeepSeek's

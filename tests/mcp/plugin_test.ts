@@ -97,7 +97,7 @@ Deno.test("mcpPlugin serves a real server's tools through ctx.tools", async (t) 
       outcome.content,
       text("Long running operation completed. Duration: 0.4 seconds, Steps: 4."),
     );
-    // The SDK may drop the last notification before the result (facts.md §1): expect the first.
+    // The SDK may drop the last notification before the result: expect the first.
     equal(chunks[0], "progress 1/4\n");
     deepEqual(events[0], {
       server: "everything",

@@ -7,7 +7,7 @@ import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
 import { harness, rawTool, text } from "./_harness.ts";
 
-/** The exact outcome of a call whose arguments are not lossless JSON (contracts.md §2 step 1). */
+/** The exact outcome of a call whose arguments are not lossless JSON (docs/contracts.md §2 step 1). */
 function invalidArgsOutcome(problem: string): ToolOutcome {
   const message = `tool execution arguments must be losslessly JSON-serializable: ${problem}`;
   return {
