@@ -111,10 +111,16 @@ Deno.test("agentCommand() runs main.ts under the derived profile in the workspac
     `${dir.path}/dsh.jsonc`,
     '{ "sessionsDir": "logs", "model": { "provider": "demo" } }',
   );
-  // sessionsDir needs the folder's trust (HOME is the temp dir): untrusted, logs stay in .dsh.
+  // sessionsDir needs the folder's trust (HOME is the temp dir): untrusted, logs go to the
+  // user's state folder.
   const home = (name: string) => name === "HOME" ? dir.path : undefined;
   const untrusted = await agentCommand(dir.path, [], home);
-  ok(untrusted.args.some((a) => a.startsWith("--allow-write=") && a.includes(".dsh/sessions")));
+  ok(
+    untrusted.args.some((a) =>
+      a.startsWith("--allow-write=") && a.includes(`${dir.path}/.local/state/dsh/sessions/`)
+    ),
+  );
+  ok(!untrusted.args.some((a) => a.startsWith("--allow-write=") && a.includes(`${dir.path}/logs`)));
   await trustFolder(dir.path, dir.path);
   const { args, cwd } = await agentCommand(dir.path, ["--log-level", "warn"], home);
   equal(cwd, dir.path);

@@ -10,6 +10,7 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
+import { trustFolder } from "./_trust_fixture.ts";
 import { spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { tempDir } from "../_helpers.ts";
 import { plainEnv } from "./_snapshot.ts";
@@ -100,6 +101,8 @@ Deno.test("a plugin file rewritten by a tool call loads only after the user appr
         outcome: { outcome: "selected" as const, optionId },
       }));
     });
+  // The plugin needs the user's trust (HOME is the temp folder).
+  await trustFolder(ws, dir.path);
   const agent = spawnAgentProcess(app, {
     main: new URL("../../acp/launch.ts", import.meta.url),
     permissions: ["--allow-read", "--allow-env", "--allow-run=deno"],
