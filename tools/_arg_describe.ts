@@ -160,7 +160,11 @@ function lengthText(node: SchemaNode, min: string, max: string, unit: string): s
  * What a node accepts, in a short phrase: `integer from 1 to 100`, `one of "a", "b"`,
  * `"lit"`, `array of string`, `object with "method", "address"`, `one of 2 shapes: …`.
  */
-export function describeExpected(node: SchemaNode | undefined, root: SchemaNode, depth = 0): string {
+export function describeExpected(
+  node: SchemaNode | undefined,
+  root: SchemaNode,
+  depth = 0,
+): string {
   node = resolveRef(node, root);
   if (node === undefined) return "a value matching the tool's schema";
   if ("const" in node) return jsonText(node.const);
@@ -222,7 +226,9 @@ export function describeReceived(value: unknown, present = true): string {
   switch (typeof value) {
     case "string": {
       if (value.length <= MAX_STRING) return `string ${jsonText(value)}`;
-      return `string ${jsonText(value.slice(0, MAX_STRING - 8)).slice(0, -1)}…" (${value.length} characters)`;
+      return `string ${
+        jsonText(value.slice(0, MAX_STRING - 8)).slice(0, -1)
+      }…" (${value.length} characters)`;
     }
     case "number":
       // String() of a double is its shortest exact decimal: never a rounded rendering.

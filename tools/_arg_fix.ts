@@ -55,7 +55,10 @@ export function exampleValue(node: SchemaNode | undefined, root: SchemaNode, dep
       return null;
     case "array": {
       const min = typeof node.minItems === "number" ? Math.min(node.minItems, 3) : 0;
-      return Array.from({ length: min }, () => exampleValue(node.items as SchemaNode, root, depth + 1));
+      return Array.from(
+        { length: min },
+        () => exampleValue(node.items as SchemaNode, root, depth + 1),
+      );
     }
     case "object": {
       const out: Record<string, JsonValue> = {};
@@ -154,7 +157,9 @@ function coerceType(value: unknown, type: string, node: SchemaNode, root: Schema
         return value.slice(0, node.maxItems);
       }
       if (!Array.isArray(value) && value !== null && value !== undefined) {
-        const item = node.items === undefined ? value : coerce(value, node.items as SchemaNode, root);
+        const item = node.items === undefined
+          ? value
+          : coerce(value, node.items as SchemaNode, root);
         return item === undefined ? undefined : [item];
       }
       return undefined;
@@ -214,7 +219,8 @@ export function fixFor(
 }
 
 function article(expected: string): string {
-  if (expected.startsWith("one of") || expected.startsWith("any ")) return `a value (${expected})`;
+  if (/^one of \d+ shapes/.test(expected)) return "one of the shapes,";
+  if (expected.startsWith("one of") || expected.startsWith("any ")) return "a value";
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 

@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { describeReceived } from "./_arg_describe.ts";
+import {
+  bound,
+  branchesOf,
+  describeExpected,
+  describeReceived,
+  nodeAt,
+  typesOf,
+} from "./_arg_describe.ts";
 import { quotePath } from "./_path.ts";
 import { ToolArgsError } from "./tool_args_error.ts";
 
@@ -236,4 +243,79 @@ function valueAt(args: unknown, path: string): { present: boolean; value: unknow
     value = (value as Record<PropertyKey, unknown>)[key];
   }
   return { present: true, value };
+}
+
+/**
+ * The violation for an integer literal a JSON number cannot hold exactly (beyond 2^53), with
+ * advice that fits the schema at its path: send it as a string only where the schema accepts a
+ * string; otherwise the value is out of the representable range, and the allowed range is given.
+ *
+ * @param schema The tool's JSON Schema (`undefined` when the tool has none).
+ * @param segments The path of the literal, as keys and indices.
+ * @param source The literal as the model wrote it.
+ * @returns The violation.
+ *
+ * @example Usage
+ * ```ts
+ * import { bigIntegerViolation } from "./arg_error.ts";
+ * import { equal } from "node:assert/strict";
+ * const schema = { type: "object", properties: { id: { type: "string" } } };
+ * equal(bigIntegerViolation(schema, ["id"], "9007199254740993").endsWith('fix: send "9007199254740993"'), true);
+ * ```
+ */
+export function bigIntegerViolation(
+  schema: Readonly<Record<string, unknown>> | undefined,
+  segments: readonly (string | number)[],
+  source: string,
+): string {
+  const path = segments.reduce<string>(
+    (p, s) => typeof s === "number" ? `${p}[${s}]` : p === "" ? s : `${p}.${s}`,
+    "",
+  );
+  const rounded = Number(source);
+  const arrives = Number.isFinite(rounded)
+    ? `it would arrive as ${BigInt(rounded)}`
+    : "it overflows";
+  const received = `number ${source.length > 60 ? `${source.slice(0, 59)}…` : source}`;
+  const detail = `too large for a JSON number to hold exactly: ${arrives}`;
+  const node = schema === undefined ? undefined : nodeAt(schema, segments);
+  if (node === undefined) {
+    return formatViolation(
+      path,
+      "a number a double holds exactly",
+      received,
+      `send it as a string ("${source}") if the tool accepts one, or a smaller number`,
+      detail,
+    );
+  }
+  if (acceptsString(node)) {
+    return formatViolation(
+      path,
+      describeExpected(node, schema!),
+      received,
+      `send "${source}"`,
+      detail,
+    );
+  }
+  const lo = Math.max(
+    bound(node, "minimum", "exclusiveMinimum")?.value ?? -Infinity,
+    -Number.MAX_SAFE_INTEGER,
+  );
+  const hi = Math.min(
+    bound(node, "maximum", "exclusiveMaximum")?.value ?? Infinity,
+    Number.MAX_SAFE_INTEGER,
+  );
+  const nearest = source.startsWith("-") ? lo : hi;
+  return formatViolation(
+    path,
+    `integer from ${lo} to ${hi} (the range that arrives exactly)`,
+    received,
+    `send an integer from ${lo} to ${hi} such as ${nearest}`,
+    `${detail}, out of the representable range`,
+  );
+}
+
+function acceptsString(node: Readonly<Record<string, unknown>>): boolean {
+  if (typesOf(node).includes("string")) return true;
+  return (branchesOf(node) ?? []).some((branch) => typesOf(branch).includes("string"));
 }

@@ -315,8 +315,11 @@ function compileParameters(
     ? standardJsonSchema(parameters, name)
     : checkObjectSchema(jsonSchema, where);
   const validate = parameters["~standard"].validate;
+  const vendor = String(parameters["~standard"].vendor);
+  const violations = (issues: StandardSchemaResult<unknown>["issues"], args: unknown) =>
+    standardViolations(issues ?? [], args, schema, vendor);
   function unwrap(result: StandardSchemaResult<unknown>, args: unknown): unknown {
-    if (result.issues) throw new ToolArgsError(standardViolations(result.issues, args));
+    if (result.issues) throw new ToolArgsError(violations(result.issues, args));
     return result.value;
   }
   return {
@@ -329,7 +332,7 @@ function compileParameters(
     check(args) {
       const result = validate(args);
       if (isThenable(result)) return ASYNC;
-      if (result.issues) return { ok: false, violations: standardViolations(result.issues, args) };
+      if (result.issues) return { ok: false, violations: violations(result.issues, args) };
       return { ok: true, args: result.value };
     },
   };

@@ -175,8 +175,10 @@ function walk(
     if (lossless) return out.add(`${quotePath(path)} ${lossless}`);
     return out.add(mismatch(node, value, path, optional));
   }
-  if ("const" in node ? value !== node.const : node.enum !== undefined &&
-      !(node.enum as readonly unknown[]).includes(value)) {
+  if (
+    "const" in node ? value !== node.const : node.enum !== undefined &&
+      !(node.enum as readonly unknown[]).includes(value)
+  ) {
     out.add(mismatch(node, value, path, optional));
   }
 }
