@@ -168,6 +168,19 @@ function cutShort(
       `delete the "," at position ${comma} and append ${JSON.stringify(close)}`,
     );
   }
+  if (state === "string" && isKeyPosition(text)) {
+    // A key cut short: drop it (and the comma before it) and close the containers.
+    const quote = text.lastIndexOf('"');
+    const before = text.slice(0, quote).trimEnd();
+    const from = before.endsWith(",") ? before.length - 1 : quote;
+    const close = [...stack].reverse().join("");
+    return located(
+      text,
+      text.length,
+      "the text is cut short inside a key",
+      `delete the text from position ${from} and append ${JSON.stringify(close)}`,
+    );
+  }
   let tail = rest;
   if (state === "string") tail += '"';
   const afterString = state === "string" && (text.trimEnd().length > 0);

@@ -23,6 +23,8 @@ import {
 /** Longest example value spelled out in a fix. */
 const MAX_EXAMPLE = 150;
 const NUMERIC_REGEXP = /^\s*-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/;
+/** A number with a unit (`640px`, `5s`): the number is the likely intent. */
+const WITH_UNIT_REGEXP = /^\s*(-?\d+(?:\.\d+)?)\s*[a-zA-Z%]{1,5}\s*$/;
 
 /** The phrase for a string that holds the JSON the schema wants. */
 export const SEND_PARSED = "send the JSON value the string holds, not a string";
@@ -48,7 +50,7 @@ export function exampleValue(node: SchemaNode | undefined, root: SchemaNode, dep
     }
     case "integer":
     case "number":
-      return clamp(0, node, type === "integer");
+      return clamp(1, node, type === "integer");
     case "boolean":
       return false;
     case "null":
@@ -130,8 +132,11 @@ function coerceType(value: unknown, type: string, node: SchemaNode, root: Schema
   switch (type) {
     case "integer":
     case "number": {
+      const unit = typeof value === "string" ? WITH_UNIT_REGEXP.exec(value) : null;
       const number = typeof value === "string" && NUMERIC_REGEXP.test(value)
         ? Number(value)
+        : unit !== null
+        ? Number(unit[1])
         : typeof value === "number"
         ? value
         : undefined;

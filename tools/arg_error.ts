@@ -305,7 +305,17 @@ export function bigIntegerViolation(
     bound(node, "maximum", "exclusiveMaximum")?.value ?? Infinity,
     Number.MAX_SAFE_INTEGER,
   );
-  const nearest = source.startsWith("-") ? lo : hi;
+  const explicit = bound(
+    node,
+    source.startsWith("-") ? "minimum" : "maximum",
+    source.startsWith("-") ? "exclusiveMinimum" : "exclusiveMaximum",
+  );
+  // The nearest bound the schema states; without one, a small valid example.
+  const nearest = explicit === undefined
+    ? Math.min(Math.max(1, lo), hi)
+    : source.startsWith("-")
+    ? lo
+    : hi;
   return formatViolation(
     path,
     `integer from ${lo} to ${hi} (the range that arrives exactly)`,
