@@ -122,8 +122,11 @@ export function listValues(values: readonly unknown[]): string {
 
 /** The range phrase of a numeric node: ` from 1 to 100`, ` >= 0`, ` < 5`, or empty. */
 function rangeText(node: SchemaNode): string {
-  const min = bound(node, "minimum", "exclusiveMinimum");
-  const max = bound(node, "maximum", "exclusiveMaximum");
+  // zod's int() states the safe-integer range: not worth naming.
+  const safe = (b: { value: number; exclusive: boolean } | undefined) =>
+    b === undefined || Math.abs(b.value) >= Number.MAX_SAFE_INTEGER ? undefined : b;
+  const min = safe(bound(node, "minimum", "exclusiveMinimum"));
+  const max = safe(bound(node, "maximum", "exclusiveMaximum"));
   if (min !== undefined && max !== undefined && !min.exclusive && !max.exclusive) {
     return ` from ${min.value} to ${max.value}`;
   }

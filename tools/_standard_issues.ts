@@ -92,7 +92,10 @@ export function addIssue(
 ): void {
   const at = locate(issue?.path, args, base);
   const { schema, vendor } = context;
-  const node = schema === undefined ? undefined : nodeAt(schema, at.segments);
+  // A refinement's issue says what it wants itself; the schema node would only repeat the shape.
+  const node = schema === undefined || issue?.code === "custom"
+    ? undefined
+    : nodeAt(schema, at.segments);
   if (issue?.code === "unrecognized_keys" && Array.isArray(issue.keys)) {
     return addUnrecognized(issue.keys.map(String), at, node, out);
   }
