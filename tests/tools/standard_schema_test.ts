@@ -90,7 +90,7 @@ Deno.test("defineTool() with a zod schema reports issues in the DSL's message st
   );
   throws(() => grep.execute("nope" as never, fakeExec()), {
     message:
-      'invalid arguments: arguments: expected object, received string "nope" (zod: Invalid input: expected object, received string); fix: send an object such as {}',
+      'invalid arguments: arguments: expected object with "pattern", received string "nope" (zod: Invalid input: expected object, received string); fix: send an object with "pattern" such as {"pattern":"text"}',
   });
 });
 
