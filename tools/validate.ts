@@ -35,8 +35,8 @@ import { formatViolation } from "./arg_error.ts";
 const CYCLE = "must not contain a cycle (it refers to an enclosing value)";
 
 /**
- * A compiled validator: returns the violations of one arguments value in schema-walk order,
- * or an empty (frozen) list when the value is valid.
+ * A compiled validator: returns the violations of one arguments value sorted by path, or an
+ * empty (frozen) list when the value is valid.
  */
 export interface ArgsValidator {
   /**
@@ -67,17 +67,21 @@ const VALID: readonly string[] = Object.freeze([]);
 /**
  * Compiles a validator for a parameters map (once per tool; `defineTool` does this for you).
  *
- * A valid value costs one ajv call plus one lossless-JSON pass. An invalid one is walked
- * along the spec to produce violations in schema-walk order (declared properties in order,
- * depth first, then undeclared keys), at most 32 of them:
- * `missing required property "a.b"`, `"a.b" must be a string` (number, an integer, a boolean,
- * null, an object, an array), `"x" must be one of ["a","b"]`, `"x" must be "lit"`,
- * `"x" is not a declared property (additionalProperties: false)`, `"x" must match exactly one
- * oneOf branch (matched N)`; values that are not lossless JSON name their kind:
- * `"x" is not a finite JSON number (NaN)`, `"x" is not JSON (undefined)`, `"x" is not a dense
- * JSON array (it has holes)`, `"x" is not a plain JSON object or array (a Map)`. Paths are dotted with `[i]` indices; the root
- * prints as `arguments`. Hostile values (deep nesting, cycles, getters that throw, `__proto__`
- * keys) give violations, never a throw.
+ * A valid value costs one ajv call plus one lossless-JSON pass; messages are built only on
+ * failure. An invalid one is walked along the spec; each violation names the path, what was
+ * expected (type, allowed values, a union's shapes), what was received (kind and a short, safe
+ * rendering) and a fix, sorted by path, at most 32 of them:
+ * `"limit": expected integer, received string "5"; fix: send 5`,
+ * `"shipping.method": expected one of "ground", "air" (required), received nothing (the key is
+ * missing); fix: send "ground"`, `"since": expected string (optional), received null; fix: omit
+ * the key …`, `"fle": expected no key "fle" (declared: "file"), received …; fix: rename "fle" to
+ * "file"`, `arguments: expected object, received string (arguments arrived as a JSON string
+ * holding an object); fix: send the object itself, not a JSON string`. A union the value does not
+ * match names each branch and why it failed, unless the value picks a branch by its `const`
+ * key (then that branch's own violations are reported). Values that are not lossless JSON name
+ * their kind: `"x" is not a finite JSON number (NaN)`, `"x" is not JSON (undefined)`. Paths are
+ * dotted with `[i]` indices; the root prints as `arguments`. Hostile values (deep nesting,
+ * cycles, getters that throw, `__proto__` keys) give violations, never a throw.
  *
  * @param parameters The parameters map.
  * @returns The validator.
@@ -92,7 +96,9 @@ const VALID: readonly string[] = Object.freeze([]);
  *   limit: { type: "number" },
  * });
  * deepEqual(validate({ path: "/tmp/a" }), []);
- * deepEqual(validate({ limit: "10" }), ['missing required property "path"', '"limit" must be a number']);
+ * deepEqual(validate({ path: "/tmp/a", limit: "10" }), [
+ *   '"limit": expected number, received string "10"; fix: send 10',
+ * ]);
  * ```
  */
 export function compileValidator(parameters: ParametersSpec): ArgsValidator {
@@ -229,7 +235,9 @@ function walkOneOf(
   out.add(formatViolation(
     path,
     matched === 0 ? describeExpected(node, node) : `exactly one of ${branches.length} shapes`,
-    matched === 0 ? describeReceived(value) : `${describeReceived(value)} matching ${matched}`,
+    matched === 0
+      ? describeReceived(value)
+      : `${describeReceived(value)}, which matches ${matched}`,
     fixFor(branches[best], value, true, node),
     reasons.join(", "),
   ));
@@ -257,11 +265,13 @@ function pickBranch(branches: readonly Node[], value: unknown): number | undefin
 
 /** A violation shortened for a union summary: its path relative to the union, and what was expected. */
 function brief(violation: string, path: string): string {
-  const prefix = quotePath(path).slice(0, path === "" ? 0 : -1);
   let text = violation.replace(/; fix: .*$/s, "").replace(/ \(declared: [^)]*\)/, "");
-  if (path !== "" && text.startsWith(prefix)) {
+  const prefix = quotePath(path).slice(0, path === "" ? 0 : -1);
+  if (path === "" && text.startsWith("arguments: ")) text = text.slice(11);
+  else if (path !== "" && text.startsWith(prefix)) {
     const rest = text.slice(prefix.length);
-    text = rest.startsWith('"') ? rest.slice(1) : `"${rest.replace(/^[.]/, "")}`;
+    // The union's own path says nothing new: keep what follows; a deeper path stays relative.
+    text = rest.startsWith('": ') ? rest.slice(3) : `"${rest.replace(/^[.]/, "")}`;
   }
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }

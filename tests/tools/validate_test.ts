@@ -100,10 +100,10 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
       ['"a.b": expected string (required), received nothing (the key is missing); fix: send a string such as "text"'],
     ],
     ["oneOf none", { a: { oneOf: [{ type: "string" }, { type: "number" }] } }, { a: true }, [
-      '"a": expected one of 2 shapes: string | number, received boolean true (branch 1: : expected string, received boolean true, branch 2: : expected number, received boolean true); fix: send "true"',
+      '"a": expected one of 2 shapes: string | number, received boolean true (branch 1: expected string, received boolean true, branch 2: expected number, received boolean true); fix: send "true"',
     ]],
     ["oneOf two", { a: { oneOf: [{ type: "number" }, { type: "integer" }] } }, { a: 2 }, [
-      '"a": expected exactly one of 2 shapes, received number 2 matching 2 (branch 1: matches, branch 2: matches); fix: send 2',
+      '"a": expected exactly one of 2 shapes, received number 2, which matches 2 (branch 1: matches, branch 2: matches); fix: send 2',
     ]],
     ["json", { a: { type: "json" } }, { a: { b: [1, () => 1] } }, [
       '"a.b[1]" is not JSON (a function)',
@@ -156,7 +156,7 @@ Deno.test("compileValidator() accepts each construct's valid values", () => {
   deepEqual(validate(Object.assign(Object.create(null), { s: "b" })), []);
 });
 
-Deno.test("compileValidator() reports violations in schema-walk order", () => {
+Deno.test("compileValidator() reports violations sorted by path", () => {
   const validate = compileValidator({
     first: { type: "string", required: true },
     second: {
