@@ -29,102 +29,136 @@ const LITERALS = ["true", "false", "null"] as const;
 const NUMBER_REGEXP = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const WHITESPACE = " \t\n\r";
 
+/** The scanner's position: the text, the open containers, what comes next, the offset. */
+interface Scan {
+  readonly text: string;
+  readonly stack: ("}" | "]")[];
+  state: State;
+  i: number;
+}
+
 /** Finds the first syntax problem of `text`, or `undefined` when it is valid JSON. */
 export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
-  const stack: ("}" | "]")[] = [];
-  let state: State = "value";
-  let i = 0;
-  const fail = (problem: string, fix: string, at = i) => located(text, at, problem, fix);
+  const scan: Scan = { text, stack: [], state: "value", i: 0 };
   while (true) {
-    while (i < text.length && WHITESPACE.includes(text[i]!)) i++;
-    if (i >= text.length) {
-      if (state === "done") return undefined;
-      return cutShort(text, stack, state);
+    while (scan.i < text.length && WHITESPACE.includes(text[scan.i]!)) scan.i++;
+    if (scan.i >= text.length) {
+      return scan.state === "done" ? undefined : cutShort(text, scan.stack, scan.state);
     }
-    const c = text[i]!;
-    if (state === "done") {
-      return fail("text after the end of the JSON value", `delete the text from position ${i}`);
+    const c = text[scan.i]!;
+    if (scan.state === "done") {
+      return located(
+        text,
+        scan.i,
+        "text after the end of the JSON value",
+        `delete the text from position ${scan.i}`,
+      );
     }
-    if (state === "comma-or-end" || state === "item-or-end" && c === "]") {
-      if (c === ",") {
-        const next = nextSignificant(text, i + 1);
-        if (next === "}" || next === "]") {
-          return fail("a trailing comma", `delete the "," at position ${i}`);
-        }
-        state = stack[stack.length - 1] === "}" ? "key" : "value";
-        i++;
-        continue;
-      }
-      if (c === stack[stack.length - 1]) {
-        stack.pop();
-        state = stack.length === 0 ? "done" : "comma-or-end";
-        i++;
-        continue;
-      }
-      if (state === "comma-or-end") {
-        const close = stack[stack.length - 1];
-        return fail(`expected "," or "${close}"`, `insert "," before position ${i}`);
-      }
-    }
-    if (state === "colon") {
-      if (c !== ":") return fail('expected ":" after the key', `insert ":" before position ${i}`);
-      state = "value";
-      i++;
-      continue;
-    }
-    if (state === "key-or-end" || state === "key") {
-      if (c === "}" && state === "key-or-end") {
-        stack.pop();
-        state = stack.length === 0 ? "done" : "comma-or-end";
-        i++;
-        continue;
-      }
-      if (c === "'") return singleQuotes(text, i);
-      if (c !== '"') {
-        const word = /[A-Za-z_$][\w$]*/y;
-        word.lastIndex = i;
-        const match = word.exec(text);
-        return match === null
-          ? fail("expected a double-quoted key", `quote the key at position ${i} with "`)
-          : fail("an unquoted key", `quote the key at position ${i}: write "${match[0]}"`);
-      }
-      const end = stringEnd(text, i);
-      if (end === undefined) return cutShort(text, stack, "string");
-      i = end;
-      state = "colon";
-      continue;
-    }
-    // A value is expected ("value" or "item-or-end").
-    if (c === "{" || c === "[") {
-      stack.push(c === "{" ? "}" : "]");
-      state = c === "{" ? "key-or-end" : "item-or-end";
-      i++;
-      continue;
-    }
-    if (c === '"') {
-      const end = stringEnd(text, i);
-      if (end === undefined) return cutShort(text, stack, "string");
-      i = end;
-    } else if (c === "'") {
-      return singleQuotes(text, i);
-    } else if (c === "-" || (c >= "0" && c <= "9")) {
-      NUMBER_REGEXP.lastIndex = i;
-      const match = NUMBER_REGEXP.exec(text);
-      if (match === null) return fail("a malformed number", `write a JSON number at position ${i}`);
-      i += match[0].length;
-    } else {
-      const literal = LITERALS.find((word) => text.startsWith(word, i));
-      if (literal === undefined) {
-        const partial = LITERALS.find((word) => word.startsWith(text.slice(i).trimEnd()));
-        if (partial !== undefined && text.slice(i).trim() !== "") {
-          return cutShort(text, stack, "value", partial.slice(text.slice(i).trimEnd().length));
-        }
-        return fail("expected a JSON value", valueFix(c, i));
-      }
-      i += literal.length;
-    }
-    state = stack.length === 0 ? "done" : "comma-or-end";
+    const step = scan.state === "comma-or-end" || (scan.state === "item-or-end" && c === "]")
+      ? afterValue(scan, c)
+      : scan.state === "colon"
+      ? colon(scan, c)
+      : scan.state === "key-or-end" || scan.state === "key"
+      ? key(scan, c)
+      : value(scan, c);
+    if (step !== undefined) return step;
   }
+}
+
+function close(scan: Scan): undefined {
+  scan.stack.pop();
+  scan.state = scan.stack.length === 0 ? "done" : "comma-or-end";
+  scan.i++;
+  return undefined;
+}
+
+/** After a value: a comma (not a trailing one) or the closer of the open container. */
+function afterValue(scan: Scan, c: string): JsonSyntaxProblem | undefined {
+  const { text, stack, i } = scan;
+  if (c === ",") {
+    const next = nextSignificant(text, i + 1);
+    if (next === "}" || next === "]") {
+      return located(text, i, "a trailing comma", `delete the "," at position ${i}`);
+    }
+    scan.state = stack[stack.length - 1] === "}" ? "key" : "value";
+    scan.i++;
+    return undefined;
+  }
+  if (c === stack[stack.length - 1]) return close(scan);
+  const closer = stack[stack.length - 1];
+  return located(text, i, `expected "," or "${closer}"`, `insert "," before position ${i}`);
+}
+
+function colon(scan: Scan, c: string): JsonSyntaxProblem | undefined {
+  if (c !== ":") {
+    return located(
+      scan.text,
+      scan.i,
+      'expected ":" after the key',
+      `insert ":" before position ${scan.i}`,
+    );
+  }
+  scan.state = "value";
+  scan.i++;
+  return undefined;
+}
+
+/** A key (or, right after `{`, the end of the object). */
+function key(scan: Scan, c: string): JsonSyntaxProblem | undefined {
+  const { text, i } = scan;
+  if (c === "}" && scan.state === "key-or-end") return close(scan);
+  if (c === "'") return singleQuotes(text, i);
+  if (c !== '"') {
+    const word = /[A-Za-z_$][\w$]*/y;
+    word.lastIndex = i;
+    const match = word.exec(text);
+    return match === null
+      ? located(text, i, "expected a double-quoted key", `quote the key at position ${i} with "`)
+      : located(text, i, "an unquoted key", `quote the key at position ${i}: write "${match[0]}"`);
+  }
+  const end = stringEnd(text, i);
+  if (end === undefined) return cutShort(text, scan.stack, "string");
+  scan.i = end;
+  scan.state = "colon";
+  return undefined;
+}
+
+/** A value: a container opens, or a string, number or literal is read. */
+function value(scan: Scan, c: string): JsonSyntaxProblem | undefined {
+  const { text, stack, i } = scan;
+  if (c === "{" || c === "[") {
+    stack.push(c === "{" ? "}" : "]");
+    scan.state = c === "{" ? "key-or-end" : "item-or-end";
+    scan.i++;
+    return undefined;
+  }
+  if (c === '"') {
+    const end = stringEnd(text, i);
+    if (end === undefined) return cutShort(text, stack, "string");
+    scan.i = end;
+  } else if (c === "'") {
+    return singleQuotes(text, i);
+  } else if (c === "-" || (c >= "0" && c <= "9")) {
+    NUMBER_REGEXP.lastIndex = i;
+    const match = NUMBER_REGEXP.exec(text);
+    if (match === null) {
+      return located(text, i, "a malformed number", `write a JSON number at position ${i}`);
+    }
+    scan.i += match[0].length;
+  } else {
+    const literal = LITERALS.find((word) => text.startsWith(word, i));
+    if (literal === undefined) {
+      const rest = text.slice(i).trimEnd();
+      const partial = LITERALS.find((word) => word.startsWith(rest));
+      if (partial !== undefined && rest !== "") {
+        return cutShort(text, stack, "value", partial.slice(rest.length));
+      }
+      return located(text, i, "expected a JSON value", valueFix(c, i));
+    }
+    scan.i += literal.length;
+  }
+  scan.state = stack.length === 0 ? "done" : "comma-or-end";
+  return undefined;
 }
 
 function valueFix(c: string, i: number): string {
