@@ -130,7 +130,12 @@ export function compileValidator(parameters: ParametersSpec): ArgsValidator {
       if (ajvValid) return VALID;
       // ajv and the walk disagree; report ajv's view rather than accept the value.
       for (const e of ajvValidate.errors ?? []) {
-        out.add(`${quotePointer(e.instancePath)} ${e.message}`);
+        out.add(formatViolation(
+          pointerPath(e.instancePath),
+          `a value that passes ajv (${e.message ?? "rejected"})`,
+          "a value ajv rejected",
+          "send a value that matches the schema",
+        ));
       }
       if (out.list.length === 0) out.add("arguments must be lossless JSON");
     }
@@ -369,10 +374,11 @@ function undeclared(
   return formatViolation(childPath(path, key), expected, describeReceived(value), fix);
 }
 
-function quotePointer(pointer: string): string {
-  if (pointer === "") return "arguments";
-  const segments = pointer.slice(1).split("/").map((s) =>
-    s.replace(/~1/g, "/").replace(/~0/g, "~")
-  );
-  return JSON.stringify(segments.join("."));
+/** A JSON Pointer (`/a/0/b`) as a dotted path (`a[0].b`). */
+function pointerPath(pointer: string): string {
+  if (pointer === "") return "";
+  return pointer.slice(1).split("/").reduce((path, raw) => {
+    const s = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    return /^\d+$/.test(s) ? indexPath(path, Number(s)) : childPath(path, s);
+  }, "");
 }
