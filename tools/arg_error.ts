@@ -226,9 +226,10 @@ export function checkLength(args: unknown, path: string, options: CheckLengthOpt
     : `at most ${max}`;
   const kind = typeof value === "string" ? "string" : "array";
   const tooLong = max !== undefined && length > max;
+  const count = (n: number | undefined) => `${n} ${n === 1 ? unit.slice(0, -1) : unit}`;
   const fix = tooLong
-    ? `send at most ${max} ${unit} (${length} were sent)`
-    : `send at least ${min} ${unit} (${length} were sent)`;
+    ? `send at most ${count(max)} (${length} were sent)`
+    : `send at least ${count(min)} (${length} were sent)`;
   throw argError(path, { expected: `${kind} of ${range} ${unit}`, received: value, fix });
 }
 

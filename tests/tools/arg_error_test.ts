@@ -172,7 +172,7 @@ Deno.test("checkRange() and checkLength() give a tool's own checks the same shap
   });
   throws(() => checkLength({ text: "" }, "text", { min: 1, max: 80 }), {
     message:
-      'invalid arguments: "text": expected string of 1 to 80 characters, received string ""; fix: send at least 1 characters (0 were sent)',
+      'invalid arguments: "text": expected string of 1 to 80 characters, received string ""; fix: send at least 1 character (0 were sent)',
   });
   throws(
     () => checkLength({ tags: ["a", "b", "c"] }, "tags", { max: 2 }),

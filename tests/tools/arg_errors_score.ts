@@ -200,11 +200,11 @@ function applyFix(args: Json, path: (string | number)[], fix: string): { args: J
   if (fix.startsWith("send the JSON value the string holds")) {
     return { args: put(args, path, JSON.parse(String(get(args, path)))) };
   }
-  const length = /^send at most (\d+) (characters|items)/.exec(fix);
+  const length = /^send at most (\d+) (characters?|items?)/.exec(fix);
   if (length !== null) {
     return { args: put(args, path, (get(args, path) as string).slice(0, Number(length[1]))) };
   }
-  const least = /^send at least (\d+) (characters|items)/.exec(fix);
+  const least = /^send at least (\d+) (characters?|items?)/.exec(fix);
   if (least !== null) return { args: put(args, path, "x".repeat(Number(least[1]))) };
   const value = sentValue(fix);
   return value === undefined ? undefined : { args: put(args, path, value.value) };
