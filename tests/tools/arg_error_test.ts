@@ -204,3 +204,25 @@ Deno.test("bigIntegerViolation() advises a string only where the schema accepts 
   ok(!n.includes('"9007199254740993"'), n);
   ok(n.endsWith("such as 10"), n);
 });
+
+Deno.test("a zod union no branch matches names each branch and why it failed", () => {
+  const out = zodViolations(
+    z.object({
+      job: z.union([
+        z.object({ kind: z.literal("cron"), expr: z.string() }),
+        z.object({ kind: z.literal("interval"), every_s: z.number() }),
+      ]),
+    }),
+    { job: { kind: "daily" } },
+  );
+  equal(out.length, 1);
+  ok(
+    out[0]!.startsWith(
+      '"job": expected one of 2 shapes: object with "kind": "cron" | object with "kind": "interval"',
+    ),
+    out[0],
+  );
+  ok(out[0]!.includes('zod: branch 1: kind: Invalid input: expected "cron"'), out[0]);
+  ok(out[0]!.includes('branch 2: kind: Invalid input: expected "interval"'), out[0]);
+  ok(out[0]!.length <= MAX_VIOLATION_CHARS, out[0]);
+});
