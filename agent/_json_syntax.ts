@@ -28,6 +28,8 @@ type State = "value" | "key-or-end" | "key" | "colon" | "comma-or-end" | "item-o
 const LITERALS = ["true", "false", "null"] as const;
 const NUMBER_REGEXP = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const WHITESPACE = " \t\n\r";
+const NUMBER_PREFIX_REGEXP = /^-?\d*(?:\.\d*)?(?:[eE][+-]?\d*)?$/;
+const FULL_NUMBER_REGEXP = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** The scanner's position: the text, the open containers, what comes next, the offset. */
 interface Scan {
@@ -117,7 +119,8 @@ function key(scan: Scan, c: string): JsonSyntaxProblem | undefined {
       : located(text, i, "an unquoted key", `quote the key at position ${i}: write "${match[0]}"`);
   }
   const end = stringEnd(text, i);
-  if (end === undefined) return cutShort(text, scan.stack, "string");
+  if (end === undefined) return cutShort(text, scan.stack, "key-string");
+  if (typeof end !== "number") return end;
   scan.i = end;
   scan.state = "colon";
   return undefined;
@@ -135,10 +138,15 @@ function value(scan: Scan, c: string): JsonSyntaxProblem | undefined {
   if (c === '"') {
     const end = stringEnd(text, i);
     if (end === undefined) return cutShort(text, stack, "string");
+    if (typeof end !== "number") return end;
     scan.i = end;
   } else if (c === "'") {
     return singleQuotes(text, i);
   } else if (c === "-" || (c >= "0" && c <= "9")) {
+    // A number cut short at the end of the text (`-`, `1.`, `2e+`): a digit completes it.
+    if (NUMBER_PREFIX_REGEXP.test(text.slice(i)) && !FULL_NUMBER_REGEXP.test(text.slice(i))) {
+      return cutShort(text, stack, "value", "0");
+    }
     NUMBER_REGEXP.lastIndex = i;
     const match = NUMBER_REGEXP.exec(text);
     if (match === null) {
@@ -172,11 +180,33 @@ function nextSignificant(text: string, from: number): string | undefined {
   return text[i];
 }
 
-/** The offset after the string starting at `start`, or `undefined` when it is not closed. */
-function stringEnd(text: string, start: number): number | undefined {
+/**
+ * The offset after the string starting at `start`; `undefined` when it is not closed; a
+ * problem for a bad escape or a raw control character.
+ */
+function stringEnd(text: string, start: number): number | JsonSyntaxProblem | undefined {
   for (let i = start + 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === '"') return i + 1;
+    const c = text[i]!;
+    if (c === '"') return i + 1;
+    if (c < " ") {
+      return located(text, i, "a raw control character in a string", `write it as an escape`);
+    }
+    if (c !== "\\") continue;
+    const next = text[i + 1];
+    if (next === undefined) return undefined;
+    if (next === "u") {
+      const hex = text.slice(i + 2, i + 6);
+      if (/^[0-9a-fA-F]{4}$/.test(hex)) {
+        i += 5;
+        continue;
+      }
+      if (i + 2 + hex.length === text.length && /^[0-9a-fA-F]*$/.test(hex)) return undefined;
+      return located(text, i, "a bad \\u escape", `write \\u and four hex digits at position ${i}`);
+    }
+    if (!'"\\/bfnrt'.includes(next)) {
+      return located(text, i, "a bad escape", `delete the "\\" at position ${i}`);
+    }
+    i++;
   }
   return undefined;
 }
@@ -189,46 +219,35 @@ function singleQuotes(text: string, i: number): JsonSyntaxProblem {
 function cutShort(
   text: string,
   stack: readonly string[],
-  state: State | "string",
+  state: State | "string" | "key-string",
   rest = "",
 ): JsonSyntaxProblem {
-  if (state === "key") {
-    const comma = text.trimEnd().length - 1;
-    const close = [...stack].reverse().join("");
-    return located(
-      text,
-      text.length,
-      "the text is cut short after a comma",
-      `delete the "," at position ${comma} and append ${JSON.stringify(close)}`,
-    );
-  }
-  if (state === "string" && isKeyPosition(text)) {
-    // A key cut short: drop it (and the comma before it) and close the containers.
-    const quote = text.lastIndexOf('"');
+  const close = [...stack].reverse().join("");
+  if (state === "key" || state === "key-string") {
+    // A key cut short (or nothing after a comma): drop it and the comma, close the containers.
+    const quote = state === "key" ? text.length : text.lastIndexOf('"');
     const before = text.slice(0, quote).trimEnd();
     const from = before.endsWith(",") ? before.length - 1 : quote;
-    const close = [...stack].reverse().join("");
-    return located(
-      text,
-      text.length,
-      "the text is cut short inside a key",
-      `delete the text from position ${from} and append ${JSON.stringify(close)}`,
-    );
+    const problem = state === "key"
+      ? "the text is cut short after a comma"
+      : "the text is cut short inside a key";
+    const fix = from === text.length
+      ? `append ${JSON.stringify(close)}`
+      : `delete the text from position ${from} and append ${JSON.stringify(close)}`;
+    return located(text, text.length, problem, fix);
   }
   let tail = rest;
-  if (state === "string") tail += '"';
-  const afterString = state === "string" && (text.trimEnd().length > 0);
-  if (state === "colon" || (afterString && isKeyPosition(text))) tail += ":null";
+  if (state === "string") {
+    // An escape cut in half would swallow the closing quote: finish it first.
+    const backslashes = /\\*$/.exec(text)![0].length;
+    const unicode = /\\u([0-9a-fA-F]{0,3})$/.exec(text);
+    if (unicode !== null && backslashes === 0) tail += "0".repeat(4 - unicode[1]!.length);
+    tail += `${backslashes % 2 === 1 ? "\\" : ""}"`;
+  }
+  if (state === "colon") tail += ":null";
   else if (state === "value" && rest === "") tail += "null";
-  tail += [...stack].reverse().join("");
+  tail += close;
   return located(text, text.length, "the text is cut short", `append ${JSON.stringify(tail)}`);
-}
-
-/** Whether an unclosed string at the end is an object key (after `{` or `,` inside an object). */
-function isKeyPosition(text: string): boolean {
-  const quote = text.lastIndexOf('"');
-  const before = text.slice(0, quote).trimEnd();
-  return before.endsWith("{") || (before.endsWith(",") && /\{[^[\]{}]*$/.test(before));
 }
 
 function located(text: string, position: number, problem: string, fix: string): JsonSyntaxProblem {

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { isJsonSnapshot } from "../../core/json.ts";
 import { parseToolArguments } from "../../agent/_tool_arguments.ts";
+import { findJsonSyntaxProblem } from "../../agent/_json_syntax.ts";
 
 function problem(text: string): string | undefined {
   const parsed = parseToolArguments(text);
@@ -81,4 +82,62 @@ Deno.test("parseToolArguments() passes double-encoded arguments on as a string (
 Deno.test("parseToolArguments() keeps checking after the root", () => {
   const syntax = parseToolArguments('{"a":');
   ok("problem" in syntax && syntax.problem.kind === "syntax");
+});
+
+/** Applies the text fixes a syntax message names (what a model or a repairer would do). */
+function applyTextFix(text: string, fix: string): string | undefined {
+  let m = /^delete the "," at position (\d+)$/.exec(fix);
+  if (m) return text.slice(0, Number(m[1])) + text.slice(Number(m[1]) + 1);
+  m = /^append (".*")$/.exec(fix);
+  if (m) return text + JSON.parse(m[1]!);
+  m = /^delete the text from position (\d+)(?: and append (".*"))?$/.exec(fix);
+  if (m) return text.slice(0, Number(m[1])) + (m[2] === undefined ? "" : JSON.parse(m[2]));
+  return undefined;
+}
+
+Deno.test("findJsonSyntaxProblem(): every cut-short prefix gets a fix that makes valid JSON", () => {
+  const docs = [
+    '{"a": [1, 2, {"b": "x\\"y\\\\", "c": null}], "d": true, "e": -1.5e3, "f": {}}',
+    '[{"k": "v"}, [], [[false]], "s", 0, 12.25E-2, "\\u00e9\\u2028"]',
+    '{\n  "file_path": "/a",\n  "opts": {"n": 1, "tags": ["x", "y"]}\n}',
+  ];
+  for (const doc of docs) {
+    for (let i = 1; i <= doc.length; i++) {
+      const text = doc.slice(0, i);
+      let valid = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        valid = false;
+      }
+      const problem = findJsonSyntaxProblem(text);
+      if (valid) {
+        equal(problem, undefined, text);
+        continue;
+      }
+      ok(problem !== undefined, text);
+      const fixed = applyTextFix(text, problem.fix);
+      ok(fixed !== undefined, `${text}: ${problem.fix}`);
+      JSON.parse(fixed);
+    }
+  }
+});
+
+Deno.test("findJsonSyntaxProblem() finds a problem in every mangled text and never throws", () => {
+  const doc = '{"a": [1, {"b": "c"}], "d": "e\\n", "f": false}';
+  for (let i = 0; i < doc.length; i++) {
+    for (
+      const mangled of [doc.slice(0, i) + doc.slice(i + 1), doc.slice(0, i) + "'" + doc.slice(i)]
+    ) {
+      let valid = true;
+      try {
+        JSON.parse(mangled);
+      } catch {
+        valid = false;
+      }
+      const problem = findJsonSyntaxProblem(mangled);
+      equal(problem === undefined, valid, mangled);
+      if (problem !== undefined) ok(problem.position <= mangled.length, mangled);
+    }
+  }
 });
