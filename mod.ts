@@ -61,6 +61,8 @@ export type { InferStandardOutput, StandardSchemaV1 } from "./tools/standard_sch
 export type { ParameterSpec, ParametersSpec, SchemaSpec } from "./tools/schema.ts";
 export type { InferArgs, InferValue } from "./tools/infer.ts";
 export { ToolArgsError } from "./tools/tool_args_error.ts";
+export { argError, checkLength, checkRange } from "./tools/arg_error.ts";
+export type { ArgErrorParts, CheckLengthOptions, CheckRangeOptions } from "./tools/arg_error.ts";
 export { contentText } from "./tools/content.ts";
 export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "./tools/content.ts";
 export type {

@@ -21,12 +21,9 @@ export function snapshot(content: readonly ContentBlock[], what: string): Conten
 }
 
 /** The INVALID_ARGS outcome of argument text that is not JSON or would not arrive unchanged. */
-export function invalidArgs(name: string, raw: string, problem: ArgumentsProblem): ToolOutcome {
-  const received = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
-  const message = problem.kind === "syntax"
-    ? `invalid arguments: the arguments of tool "${name}" are not valid JSON (${problem.message}): received ${received}`
-    : `invalid arguments: the arguments of tool "${name}" cannot be received exactly: ${problem.message}`;
-  return errorOutcome(message, { code: INVALID_ARGS });
+export function invalidArgs(_name: string, _raw: string, problem: ArgumentsProblem): ToolOutcome {
+  // The problem is one argument error naming the position and token; the text is not echoed.
+  return errorOutcome(`invalid arguments: ${problem.message}`, { code: INVALID_ARGS });
 }
 
 export function errorData(

@@ -12,6 +12,9 @@
 import { errorMessage } from "../core/error_message.ts";
 import { JsonSnapshotError, type JsonValue, snapshotJson } from "../core/json.ts";
 import { isEventType, type SessionEvent } from "./session_event.ts";
+import { bigIntegerViolation, formatViolation } from "../tools/arg_error.ts";
+import type { JsonSchema } from "../tools/definition.ts";
+import { findJsonSyntaxProblem } from "./_json_syntax.ts";
 
 /** Integers of up to 15 digits are always exact; longer digit runs are checked. */
 const LONG_DIGITS_REGEXP = /\d{16}/;
@@ -48,11 +51,13 @@ const markInexact: Reviver = (_key, value, context) => {
 
 /**
  * Parses tool-call argument text into a frozen lossless JSON value, or says why it cannot:
- * invalid JSON, an integer that would arrive changed, a number that overflows to `Infinity`, or
- * `-0`; the message names the path and the value.
+ * invalid JSON (the position, the token and a fix), an integer that would arrive changed (advice
+ * that fits `schema` at its path), a number that overflows to `Infinity`, or `-0`. The message is
+ * one argument error (`<path>: expected …, received …; fix: …`).
  */
 export function parseToolArguments(
   text: string,
+  schema?: () => JsonSchema | undefined,
 ): { readonly args: JsonValue } | { readonly problem: ArgumentsProblem } {
   let value: unknown;
   try {
@@ -60,7 +65,7 @@ export function parseToolArguments(
       ? JSON.parse(text, markInexact as Parameters<typeof JSON.parse>[1])
       : JSON.parse(text);
   } catch (error) {
-    return { problem: { kind: "syntax", message: errorMessage(error) } };
+    return { problem: { kind: "syntax", message: syntaxViolation(text, errorMessage(error)) } };
   }
   try {
     return { args: snapshotJson(value) };
@@ -68,32 +73,62 @@ export function parseToolArguments(
     if (!(error instanceof JsonSnapshotError)) {
       return { problem: { kind: "lossless", message: errorMessage(error) } };
     }
-    const at = error.path === "" ? "arguments" : JSON.stringify(error.path);
     if (error.value instanceof InexactInteger) {
-      const { source, value: rounded } = error.value;
-      const arrives = Number.isFinite(rounded) ? `would arrive as ${BigInt(rounded)}` : "overflows";
-      return {
-        problem: {
-          kind: "lossless",
-          message:
-            `${at} is an integer that a JSON number cannot hold exactly (${source} ${arrives}): send it as a string ("${source}") or as a smaller number`,
-        },
-      };
+      const segments = pathSegments(error.path);
+      const message = bigIntegerViolation(schema?.(), segments, error.value.source);
+      return { problem: { kind: "lossless", message } };
     }
     return { problem: { kind: "lossless", message: error.describe("arguments") } };
   }
+}
+
+/** The violation of text `JSON.parse` rejected: position, token, what is wrong and the fix. */
+function syntaxViolation(text: string, parseMessage: string): string {
+  const problem = findJsonSyntaxProblem(text);
+  if (problem === undefined) {
+    return formatViolation(
+      "",
+      "valid JSON",
+      "text JSON.parse rejected",
+      "send valid JSON",
+      parseMessage,
+    );
+  }
+  const { position, line, column, token, fix } = problem;
+  const from = Math.max(0, position - 24);
+  const near = `${from > 0 ? "…" : ""}${text.slice(from, position + 8)}`;
+  return formatViolation(
+    "",
+    "valid JSON",
+    `invalid JSON: ${problem.problem} at position ${position}`,
+    fix,
+    `line ${line}, column ${column}, token ${token}, near ${JSON.stringify(near)}`,
+  );
+}
+
+/** The segments of a `snapshotJson` error path (`a.b[2]`, `["odd key"].c`). */
+function pathSegments(path: string): (string | number)[] {
+  const segments: (string | number)[] = [];
+  for (const match of path.matchAll(/\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g)) {
+    if (match[1] !== undefined) segments.push(Number(match[1]));
+    else if (match[2] !== undefined) segments.push(JSON.parse(match[2]) as string);
+    else segments.push(match[3]!);
+  }
+  return segments;
 }
 
 const EMPTY_ARGS: JsonValue = Object.freeze({});
 
 /**
  * The arguments of a tool call as the loop and its presenters see them: an empty (or blank)
- * text is `{}`, anything else goes through {@linkcode parseToolArguments}.
+ * text is `{}`, anything else goes through {@linkcode parseToolArguments} (`schema` gives the
+ * tool's JSON Schema, read only when a big integer needs advice).
  */
 export function parseCallArguments(
   text: string,
+  schema?: () => JsonSchema | undefined,
 ): { readonly args: JsonValue } | { readonly problem: ArgumentsProblem } {
-  return text.trim() === "" ? { args: EMPTY_ARGS } : parseToolArguments(text);
+  return text.trim() === "" ? { args: EMPTY_ARGS } : parseToolArguments(text, schema);
 }
 
 /**

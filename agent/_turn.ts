@@ -52,7 +52,10 @@ export async function runSteps(
     if ("stop" in answer) return answer.stop;
     await runToolBatch(answer.calls, maxParallelToolCalls, {
       parse: (call) => {
-        const parsed = parseCallArguments(call.arguments);
+        const parsed = parseCallArguments(
+          call.arguments,
+          () => host.ctx.tools.get(call.name, { scope: host.agent.sessionId })?.parameters,
+        );
         if (!("args" in parsed)) {
           return { outcome: invalidArgs(call.name, call.arguments, parsed.problem) };
         }

@@ -40,7 +40,7 @@ Deno.test("text_stats counts, and rejects bad arguments with a message the model
     deepEqual(bad.content, [{
       type: "text",
       text:
-        'Error: invalid arguments: "unit" invalid option: expected one of "lines"|"words"|"chars"',
+        'Error: invalid arguments: "unit": expected one of "lines", "words", "chars", received string "pages" (zod: Invalid option: expected one of "lines"|"words"|"chars"); fix: send "lines"',
     }]);
     // What the model saw: the JSON Schema from zod, and the results sent back.
     equal(adapter.requests[0]!.tools[0]!.name, "text_stats");

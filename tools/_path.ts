@@ -50,3 +50,41 @@ export class Violations {
     else if (this.list.length === MAX_VIOLATIONS) this.list.push(MORE_VIOLATIONS);
   }
 }
+
+/** The path segments of a violation's leading path (`"a.b[2]"` or `arguments`), for sorting. */
+function sortKey(violation: string): readonly (string | number)[] {
+  if (!violation.startsWith('"')) return [];
+  let end = 1;
+  while (end < violation.length && violation[end] !== '"') end += violation[end] === "\\" ? 2 : 1;
+  let path: unknown;
+  try {
+    path = JSON.parse(violation.slice(0, end + 1));
+  } catch {
+    return [];
+  }
+  return (String(path).match(/[^.[\]]+|\[\d+\]/g) ?? []).map((s) =>
+    s.startsWith("[") ? Number(s.slice(1, -1)) : s
+  );
+}
+
+/** Violations sorted by path (the root first, indices numerically); the "more" line stays last. */
+export function sortByPath(list: readonly string[]): string[] {
+  const keyed = list.filter((v) => v !== MORE_VIOLATIONS).map((v) => ({ v, key: sortKey(v) }));
+  keyed.sort((a, b) => compareKeys(a.key, b.key));
+  const out = keyed.map((entry) => entry.v);
+  if (list.includes(MORE_VIOLATIONS)) out.push(MORE_VIOLATIONS);
+  return out;
+}
+
+function compareKeys(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    if (typeof x === "number" && typeof y === "number") return x - y;
+    if (typeof x === "number") return -1;
+    if (typeof y === "number") return 1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}

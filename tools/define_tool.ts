@@ -134,7 +134,8 @@ export interface DefinedTool<P extends ToolParameters> extends ToolDefinition<To
  * @typeParam P The parameters map, inferred with literal types.
  * With a Standard Schema, `execute` and the presenters receive the schema's parsed output (zod
  * defaults and transforms applied) and the violations are the schema's issues in the same
- * message style (`"limit" expected number, received string`).
+ * shape, the library's own message kept (`"limit": expected integer from 1 to 100, received
+ * string "5" (zod: Invalid input: expected number, received string); fix: send 5`).
  *
  * @param options The tool.
  * @returns The frozen definition.
@@ -159,8 +160,8 @@ export interface DefinedTool<P extends ToolParameters> extends ToolDefinition<To
  *   },
  * });
  * equal(tool.parameters.type, "object");
- * throws(() => tool.execute({ limit: "1" } as never, {} as never), {
- *   message: 'invalid arguments: missing required property "path"; "limit" must be a number',
+ * throws(() => tool.execute({ path: "/a", limit: "1" } as never, {} as never), {
+ *   message: 'invalid arguments: "limit": expected number, received string "1"; fix: send 1',
  * });
  * ```
  */
@@ -315,8 +316,11 @@ function compileParameters(
     ? standardJsonSchema(parameters, name)
     : checkObjectSchema(jsonSchema, where);
   const validate = parameters["~standard"].validate;
+  const vendor = String(parameters["~standard"].vendor);
+  const violations = (issues: StandardSchemaResult<unknown>["issues"], args: unknown) =>
+    standardViolations(issues ?? [], args, schema, vendor);
   function unwrap(result: StandardSchemaResult<unknown>, args: unknown): unknown {
-    if (result.issues) throw new ToolArgsError(standardViolations(result.issues, args));
+    if (result.issues) throw new ToolArgsError(violations(result.issues, args));
     return result.value;
   }
   return {
@@ -329,7 +333,7 @@ function compileParameters(
     check(args) {
       const result = validate(args);
       if (isThenable(result)) return ASYNC;
-      if (result.issues) return { ok: false, violations: standardViolations(result.issues, args) };
+      if (result.issues) return { ok: false, violations: violations(result.issues, args) };
       return { ok: true, args: result.value };
     },
   };

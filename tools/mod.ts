@@ -68,6 +68,16 @@ export { toJsonSchema } from "./json_schema.ts";
 export { compileValidator } from "./validate.ts";
 export type { ArgsValidator } from "./validate.ts";
 export { ToolArgsError } from "./tool_args_error.ts";
+export {
+  argError,
+  bigIntegerViolation,
+  checkLength,
+  checkRange,
+  formatArgError,
+  formatViolation,
+  MAX_VIOLATION_CHARS,
+} from "./arg_error.ts";
+export type { ArgErrorParts, CheckLengthOptions, CheckRangeOptions } from "./arg_error.ts";
 export { contentText } from "./content.ts";
 export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "./content.ts";
 export type {

@@ -11,7 +11,9 @@
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
 import type { JsonSchema } from "./definition.ts";
-import { childPath, indexPath, quotePath, Violations } from "./_path.ts";
+import { sortByPath, Violations } from "./_path.ts";
+import { addIssue, type LibraryIssue } from "./_standard_issues.ts";
+import { formatViolation } from "./arg_error.ts";
 
 /** One path segment of a {@linkcode StandardSchemaIssue}: a key or `{ key }`. */
 export type StandardPathSegment = PropertyKey | { readonly key: PropertyKey };
@@ -209,13 +211,19 @@ export function checkObjectSchema(raw: unknown, where: string): JsonSchema {
 }
 
 /**
- * The violations of a Standard Schema's issues, in the schema DSL's style: paths dotted with
- * `[i]` indices and JSON-quoted (the root prints as `arguments`), a missing object key as
- * `missing required property "a.b"`, any other issue as the path followed by the library's
- * message. At most 32 are kept, as for the DSL.
+ * The violations of a Standard Schema's issues, in the schema DSL's shape
+ * (`<path>: expected <what>, received <kind and value> (<library>: <its message>); fix: <fix>`),
+ * sorted by path. Paths are dotted with `[i]` indices and JSON-quoted (the root prints as
+ * `arguments`). With the tool's JSON Schema, what is expected is read off the schema at the path
+ * (type, allowed values, range), so a missing key names its type; the library's own message is
+ * kept as the detail. zod's unrecognized keys get one line each (with a rename when a declared key
+ * is misspelled) and its union issues report the branch the value picks, or why each failed.
+ * At most 32 are kept, as for the DSL.
  *
  * @param issues The issues.
  * @param args The validated value (to tell a missing key from a wrong value).
+ * @param schema The tool's JSON Schema. @default {undefined}
+ * @param vendor The library name shown with its messages. @default {"schema"}
  * @returns The violations.
  *
  * @example Usage
@@ -223,45 +231,35 @@ export function checkObjectSchema(raw: unknown, where: string): JsonSchema {
  * import { standardViolations } from "./standard_schema.ts";
  * import { deepEqual } from "node:assert/strict";
  * deepEqual(
- *   standardViolations([
- *     { message: "Required", path: ["path"] },
- *     { message: "Expected number", path: ["opts", { key: "limits" }, 0] },
- *   ], { opts: { limits: ["1"] } }),
- *   ['missing required property "path"', '"opts.limits[0]" expected number'],
+ *   standardViolations(
+ *     [{ message: "Expected number", path: ["opts", { key: "limits" }, 0] }],
+ *     { opts: { limits: ["1"] } },
+ *   ),
+ *   ['"opts.limits[0]": expected Expected number, received string "1" (schema: Expected number); fix: send a value that passes: Expected number'],
  * );
  * ```
  */
 export function standardViolations(
   issues: readonly StandardSchemaIssue[],
   args: unknown,
+  schema?: JsonSchema,
+  vendor = "schema",
 ): readonly string[] {
   const out = new Violations();
+  const context = { schema: schema as Readonly<Record<string, unknown>> | undefined, vendor };
   for (const issue of issues) {
     if (out.full) break;
-    let path = "";
-    let parent: unknown = undefined;
-    let value: unknown = args;
-    let missing = false;
-    for (const segment of issue?.path ?? []) {
-      const key = typeof segment === "object" && segment !== null ? segment.key : segment;
-      path = typeof key === "number" ? indexPath(path, key) : childPath(path, String(key));
-      parent = value;
-      missing = !isRecord(parent) || !Object.hasOwn(parent, key as string);
-      value = missing ? undefined : (parent as Record<PropertyKey, unknown>)[key];
-    }
-    let message = String(issue?.message ?? "is invalid").slice(0, 200);
-    // Some libraries (arktype) start the message with the path itself: say it once.
-    if (path !== "" && message.startsWith(`${path} `)) message = message.slice(path.length + 1);
-    if (path !== "" && missing && isRecord(parent) && !Array.isArray(parent)) {
-      out.add(`missing required property ${quotePath(path)}`);
-    } else {
-      out.add(`${quotePath(path)} ${message.charAt(0).toLowerCase()}${message.slice(1)}`);
-    }
+    addIssue(issue as LibraryIssue, args, context, out);
   }
-  if (out.list.length === 0) out.add("arguments are invalid");
-  return Object.freeze(out.list);
-}
-
-function isRecord(value: unknown): value is Record<PropertyKey, unknown> {
-  return typeof value === "object" && value !== null;
+  if (out.list.length === 0) {
+    out.add(
+      formatViolation(
+        "",
+        "valid arguments",
+        "a value the schema rejected",
+        "check the tool's schema",
+      ),
+    );
+  }
+  return Object.freeze(sortByPath(out.list));
 }

@@ -242,11 +242,11 @@ Deno.test("a big-integer argument is refused with its path instead of being roun
   deepEqual(errors.map((e) => e?.code), ["INVALID_ARGS", "INVALID_ARGS", undefined]);
   equal(
     errors[0]!.message,
-    'invalid arguments: the arguments of tool "echo" cannot be received exactly: "page.id" is an integer that a JSON number cannot hold exactly (9007199254740993 would arrive as 9007199254740992): send it as a string ("9007199254740993") or as a smaller number',
+    'invalid arguments: "page.id": expected a number a double holds exactly, received number 9007199254740993 (too large for a JSON number to hold exactly: it would arrive as 9007199254740992); fix: send it as a string ("9007199254740993") if the tool accepts one, or a smaller number',
   );
   equal(
     errors[1]!.message,
-    'invalid arguments: the arguments of tool "echo" cannot be received exactly: "limit" is not a finite JSON number (Infinity)',
+    'invalid arguments: "limit" is not a finite JSON number (Infinity)',
   );
   // The log keeps the model's exact text.
   const calls = agent.events.filter((e) => e.type === "tool/call");

@@ -40,8 +40,14 @@ function bash(
 Deno.test("bash rejects invalid arguments with model-readable errors", async (t) => {
   await using ctx = await harness();
   const cases: [unknown, string][] = [
-    [{}, 'Error: invalid arguments: missing required property "command"'],
-    [{ command: 5 }, 'Error: invalid arguments: "command" must be a string'],
+    [
+      {},
+      'Error: invalid arguments: "command": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
+    ],
+    [
+      { command: 5 },
+      'Error: invalid arguments: "command": expected string, received number 5; fix: send "5"',
+    ],
     [
       { command: "  " },
       `Error: Cannot run bash: 'command' must be a non-empty string: current value is "  "`,
@@ -52,7 +58,7 @@ Deno.test("bash rejects invalid arguments with model-readable errors", async (t)
     ],
     [
       { command: "ls", timeout_ms: 1.5 },
-      'Error: invalid arguments: "timeout_ms" must be an integer',
+      'Error: invalid arguments: "timeout_ms": expected integer, received number 1.5; fix: send 2',
     ],
   ];
   for (const [args, expected] of cases) {

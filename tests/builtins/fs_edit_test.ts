@@ -69,7 +69,7 @@ Deno.test("edit errors name the match count and the problem", async (t) => {
     ],
     [
       { file_path: path, old_string: "a" },
-      'Error: invalid arguments: missing required property "new_string"',
+      'Error: invalid arguments: "new_string": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
     ],
   ];
   for (const [args, expected] of cases) {

@@ -61,7 +61,10 @@ Deno.test("read rejects bad arguments and unreadable targets", async (t) => {
   await Deno.writeFile(`${dir.path}/bin`, new Uint8Array([1, 0, 2]));
   await Deno.writeTextFile(`${dir.path}/short`, "a\n");
   const cases: [unknown, string][] = [
-    [{}, 'Error: invalid arguments: missing required property "file_path"'],
+    [
+      {},
+      'Error: invalid arguments: "file_path": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
+    ],
     [
       { file_path: "" },
       `Error: Cannot read: 'file_path' must be a non-empty path: current value is ""`,

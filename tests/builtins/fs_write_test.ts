@@ -47,7 +47,7 @@ Deno.test("write rejects bad arguments and directories", async () => {
   await using dir = await tempDir();
   equal(
     text(await ctx.call("write", { file_path: "a" })),
-    'Error: invalid arguments: missing required property "content"',
+    'Error: invalid arguments: "content": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
   );
   equal(
     text(await ctx.call("write", { file_path: "", content: "" })),

@@ -134,7 +134,10 @@ Deno.test("withBackground() runs the body inline without run_in_background", asy
       "fetched page 2\n",
     ]]);
     const bad = await ctx.tools.execute({ callId: "c2", name: "crawl", arguments: { url: 1 } });
-    equal(text(bad), 'Error: invalid arguments: "url" must be a string');
+    equal(
+      text(bad),
+      'Error: invalid arguments: "url": expected string, received number 1; fix: send "1"',
+    );
   } finally {
     await ctx.fiber.dispose();
   }

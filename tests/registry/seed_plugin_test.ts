@@ -41,10 +41,12 @@ Deno.test("the seed read_file plugin registers, validates, runs and unregisters 
     isError: true,
     content: [{
       type: "text",
-      text: 'Error: invalid arguments: missing required property "path"; "limit" must be a number',
+      text:
+        'Error: invalid arguments (2 problems):\n- "limit": expected number, received string "10"; fix: send 10\n- "path": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
     }],
     error: {
-      message: 'invalid arguments: missing required property "path"; "limit" must be a number',
+      message:
+        'invalid arguments (2 problems):\n- "limit": expected number, received string "10"; fix: send 10\n- "path": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
       code: "INVALID_ARGS",
       name: "ToolArgsError",
     },

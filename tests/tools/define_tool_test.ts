@@ -57,9 +57,12 @@ Deno.test("defineTool() execute throws ToolArgsError before the body runs", asyn
     equal(error.code, "INVALID_ARGS");
     equal(
       error.message,
-      'invalid arguments: missing required property "path"; "limit" must be a number',
+      'invalid arguments (2 problems):\n- "limit": expected number, received string "10"; fix: send 10\n- "path": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
     );
-    deepEqual(error.violations, ['missing required property "path"', '"limit" must be a number']);
+    deepEqual(error.violations, [
+      '"limit": expected number, received string "10"; fix: send 10',
+      '"path": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
+    ]);
     return true;
   });
   equal(ran, false);
@@ -241,7 +244,7 @@ Deno.test("defineTool() keeps the spec detached from later mutation", () => {
     "y",
   ]);
   throws(() => tool.execute({ a: "z" } as never, fakeExec()), {
-    message: 'invalid arguments: "a" must be one of ["x","y"]',
+    message: 'invalid arguments: "a": expected one of "x", "y", received string "z"; fix: send "x"',
   });
 });
 

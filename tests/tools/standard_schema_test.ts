@@ -79,17 +79,18 @@ Deno.test("defineTool() with a zod schema reports issues in the DSL's message st
       const { violations, message, code } = error as ToolArgsError;
       equal(code, "INVALID_ARGS");
       deepEqual(violations, [
-        'missing required property "pattern"',
-        '"paths[1]" invalid input: expected string, received number',
-        '"mode" invalid option: expected one of "fast"|"slow"',
-        '"options.maxCount" invalid input: expected int, received number',
+        '"mode": expected one of "fast", "slow", received string "medium" (zod: Invalid option: expected one of "fast"|"slow"); fix: send "fast"',
+        '"options.maxCount": expected integer, received number 1.5 (zod: Invalid input: expected int, received number); fix: send 2',
+        '"paths[1]": expected string, received number 1 (zod: Invalid input: expected string, received number); fix: send "1"',
+        '"pattern": expected string (required), received nothing (the key is missing) (zod: Invalid input: expected string, received undefined); fix: send a string such as "text"',
       ]);
-      equal(message, `invalid arguments: ${violations.join("; ")}`);
+      equal(message, `invalid arguments (4 problems):\n- ${violations.join("\n- ")}`);
       return true;
     },
   );
   throws(() => grep.execute("nope" as never, fakeExec()), {
-    message: "invalid arguments: arguments invalid input: expected object, received string",
+    message:
+      'invalid arguments: arguments: expected object with "pattern", received string "nope" (zod: Invalid input: expected object, received string); fix: send an object with "pattern" such as {"pattern":"text"}',
   });
 });
 
@@ -119,7 +120,8 @@ Deno.test("defineTool() with an async Standard Schema validates in execute and f
   deepEqual(await tool.execute({ n: 2 }, fakeExec()), [{ type: "text", text: "2" }]);
   await rejects(async () => await tool.execute({ n: -1 }, fakeExec()), {
     name: "ToolArgsError",
-    message: "invalid arguments: arguments n must be positive",
+    message:
+      'invalid arguments: arguments: expected n must be positive, received object with "n" (zod: n must be positive); fix: send a value that passes: n must be positive',
   });
   equal(tool.presentCall?.({ n: 2 }), undefined);
 });
@@ -203,8 +205,12 @@ Deno.test("standardViolations() caps the list and handles symbol and nested path
   const out = standardViolations(many, []);
   equal(out.length, 33);
   equal(out.at(-1), "more violations not shown");
-  deepEqual(standardViolations([{ message: "Bad" }], 1), ["arguments bad"]);
-  deepEqual(standardViolations([], {}), ["arguments are invalid"]);
+  deepEqual(standardViolations([{ message: "Bad" }], 1), [
+    "arguments: expected Bad, received number 1 (schema: Bad); fix: send a value that passes: Bad",
+  ]);
+  deepEqual(standardViolations([], {}), [
+    "arguments: expected valid arguments, received a value the schema rejected; fix: check the tool's schema",
+  ]);
 });
 
 Deno.test("a zod tool runs through the registry pipeline, Code Mode SDK and cards like a DSL tool", async () => {
@@ -219,7 +225,7 @@ Deno.test("a zod tool runs through the registry pipeline, Code Mode SDK and card
     deepEqual(bad.content, [{
       type: "text",
       text:
-        'Error: invalid arguments: missing required property "pattern"; "mode" invalid option: expected one of "fast"|"slow"',
+        'Error: invalid arguments (2 problems):\n- "mode": expected one of "fast", "slow", received string "x" (zod: Invalid option: expected one of "fast"|"slow"); fix: send "fast"\n- "pattern": expected string (required), received nothing (the key is missing) (zod: Invalid input: expected string, received undefined); fix: send a string such as "text"',
     }]);
     const sdk = generateSdk(ctx.tools.list());
     equal(sdk.includes("grep(args: {"), true, sdk);
@@ -245,7 +251,8 @@ Deno.test("defineTool() takes an arktype schema (Standard JSON Schema built in)"
   });
   deepEqual(await tool.execute({ path: "a" }, fakeExec()), [{ type: "text", text: "a -" }]);
   throws(() => tool.execute({ path: 1 } as never, fakeExec()), {
-    message: 'invalid arguments: "path" must be a string (was a number)',
+    message:
+      'invalid arguments: "path": expected string, received number 1 (arktype: must be a string (was a number)); fix: send "1"',
   });
 });
 
@@ -268,6 +275,7 @@ Deno.test("defineTool() asks a valibot schema for its JSON Schema (no Standard J
   });
   deepEqual(await tool.execute({ path: "x" }, fakeExec()), [{ type: "text", text: "x" }]);
   throws(() => tool.execute({} as never, fakeExec()), {
-    message: 'invalid arguments: missing required property "path"',
+    message:
+      'invalid arguments: "path": expected string (required), received nothing (the key is missing) (valibot: Invalid key: Expected "path" but received undefined); fix: send a string such as "text"',
   });
 });

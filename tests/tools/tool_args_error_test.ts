@@ -10,7 +10,7 @@ Deno.test("ToolArgsError joins violations into the model-facing message", () => 
   equal(error.code, "INVALID_ARGS");
   equal(
     error.message,
-    'invalid arguments: missing required property "path"; "limit" must be a number',
+    'invalid arguments (2 problems):\n- missing required property "path"\n- "limit" must be a number',
   );
   deepEqual(error.violations, violations);
   ok(Object.isFrozen(error.violations) && error.violations !== violations);

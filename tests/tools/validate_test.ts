@@ -21,10 +21,14 @@ Deno.test("compileValidator() accepts valid arguments with a frozen empty list",
 Deno.test("compileValidator() rejects each construct with its message", async (t) => {
   const cases: [string, ParametersSpec, unknown, string[]][] = [
     ["missing required", { a: { type: "string", required: true } }, {}, [
-      'missing required property "a"',
+      '"a": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
     ]],
-    ["string", { a: { type: "string" } }, { a: 1 }, ['"a" must be a string']],
-    ["number", { a: { type: "number" } }, { a: "1" }, ['"a" must be a number']],
+    ["string", { a: { type: "string" } }, { a: 1 }, [
+      '"a": expected string, received number 1; fix: send "1"',
+    ]],
+    ["number", { a: { type: "number" } }, { a: "1" }, [
+      '"a": expected number, received string "1"; fix: send 1',
+    ]],
     ["number NaN", { a: { type: "number" } }, { a: NaN }, [
       '"a" is not a finite JSON number (NaN)',
     ]],
@@ -34,24 +38,36 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
     ["number -0", { a: { type: "number" } }, { a: -0 }, [
       '"a" is not a JSON number (-0; send 0)',
     ]],
-    ["integer", { a: { type: "integer" } }, { a: 1.5 }, ['"a" must be an integer']],
+    ["integer", { a: { type: "integer" } }, { a: 1.5 }, [
+      '"a": expected integer, received number 1.5; fix: send 2',
+    ]],
     ["integer NaN", { a: { type: "integer" } }, { a: NaN }, [
       '"a" is not a finite JSON number (NaN)',
     ]],
-    ["boolean", { a: { type: "boolean" } }, { a: "true" }, ['"a" must be a boolean']],
-    ["null", { a: { type: "null" } }, { a: 0 }, ['"a" must be null']],
+    ["boolean", { a: { type: "boolean" } }, { a: "true" }, [
+      '"a": expected boolean, received string "true"; fix: send true',
+    ]],
+    ["null", { a: { type: "null" } }, { a: 0 }, [
+      '"a": expected null, received number 0; fix: send null',
+    ]],
     ["enum", { a: { type: "string", enum: ["x", "y"] } }, { a: "z" }, [
-      '"a" must be one of ["x","y"]',
+      '"a": expected one of "x", "y", received string "z"; fix: send "x"',
     ]],
-    ["const", { a: { type: "string", const: "lit" } }, { a: "other" }, ['"a" must be "lit"']],
-    ["const number", { a: { type: "integer", const: 3 } }, { a: 4 }, ['"a" must be 3']],
+    ["const", { a: { type: "string", const: "lit" } }, { a: "other" }, [
+      '"a": expected "lit", received string "other"; fix: send "lit"',
+    ]],
+    ["const number", { a: { type: "integer", const: 3 } }, { a: 4 }, [
+      '"a": expected 3, received number 4; fix: send 3',
+    ]],
     ["const beside enum", { a: { type: "string", enum: ["x", "y"], const: "x" } }, { a: "y" }, [
-      '"a" must be "x"',
+      '"a": expected "x", received string "y"; fix: send "x"',
     ]],
-    ["array", { a: { type: "array" } }, { a: {} }, ['"a" must be an array']],
+    ["array", { a: { type: "array" } }, { a: {} }, [
+      '"a": expected array, received object {}; fix: send [{}]',
+    ]],
     ["array items", { a: { type: "array", items: { type: "string" } } }, { a: ["x", 2, 3] }, [
-      '"a[1]" must be a string',
-      '"a[2]" must be a string',
+      '"a[1]": expected string, received number 2; fix: send "2"',
+      '"a[2]": expected string, received number 3; fix: send "3"',
     ]],
     ["array without items", { a: { type: "array" } }, { a: [1, undefined] }, [
       '"a[1]" is not JSON (undefined)',
@@ -60,15 +76,17 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
     ["sparse array", { a: { type: "array" } }, { a: [1, , 3] }, [
       '"a" is not a dense JSON array (it has holes)',
     ]],
-    ["object", { a: { type: "object" } }, { a: [] }, ['"a" must be an object']],
+    ["object", { a: { type: "object" } }, { a: [] }, [
+      '"a": expected object, received array of 0 items; fix: send an object such as {}',
+    ]],
     ["object class instance", { a: { type: "object", additionalProperties: true } }, {
       a: new Date(0),
     }, ['"a" is not a plain JSON object or array (a Date)']],
     ["closed object", { a: { type: "object", properties: { b: { type: "string" } } } }, {
       a: { b: "x", c: 1 },
-    }, ['"a.c" is not a declared property (additionalProperties: false)']],
+    }, ['"a.c": expected no key "c" (declared: "b"), received number 1; fix: omit the key']],
     ["closed object without properties", { a: { type: "object" } }, { a: { z: 1 } }, [
-      '"a.z" is not a declared property (additionalProperties: false)',
+      '"a.z": expected no keys here, received number 1; fix: omit the key',
     ]],
     ["open object extra", { a: { type: "object", additionalProperties: true } }, {
       a: { z: NaN },
@@ -79,20 +97,26 @@ Deno.test("compileValidator() rejects each construct with its message", async (t
         a: { type: "object", properties: { b: { type: "string", required: true } } },
       },
       { a: {} },
-      ['missing required property "a.b"'],
+      ['"a.b": expected string (required), received nothing (the key is missing); fix: send a string such as "text"'],
     ],
     ["oneOf none", { a: { oneOf: [{ type: "string" }, { type: "number" }] } }, { a: true }, [
-      '"a" must match exactly one oneOf branch (matched 0)',
+      '"a": expected one of 2 shapes: string | number, received boolean true (branch 1: expected string, received boolean true, branch 2: expected number, received boolean true); fix: send "true"',
     ]],
     ["oneOf two", { a: { oneOf: [{ type: "number" }, { type: "integer" }] } }, { a: 2 }, [
-      '"a" must match exactly one oneOf branch (matched 2)',
+      '"a": expected exactly one of 2 shapes, received number 2, which matches 2 (branch 1: matches, branch 2: matches); fix: send 2',
     ]],
     ["json", { a: { type: "json" } }, { a: { b: [1, () => 1] } }, [
       '"a.b[1]" is not JSON (a function)',
     ]],
-    ["root not an object", { a: { type: "string" } }, "x", ["arguments must be an object"]],
-    ["root array", { a: { type: "string" } }, [], ["arguments must be an object"]],
-    ["root null", {}, null, ["arguments must be an object"]],
+    ["root not an object", { a: { type: "string" } }, "x", [
+      'arguments: expected object, received string "x"; fix: send an object such as {}',
+    ]],
+    ["root array", { a: { type: "string" } }, [], [
+      "arguments: expected object, received array of 0 items; fix: send an object such as {}",
+    ]],
+    ["root null", {}, null, [
+      "arguments: expected object, received null; fix: send an object such as {}",
+    ]],
     ["root extra non-JSON", {}, { x: 1n }, ['"x" is not JSON (a BigInt)']],
   ];
   for (const [name, parameters, args, expected] of cases) {
@@ -132,7 +156,7 @@ Deno.test("compileValidator() accepts each construct's valid values", () => {
   deepEqual(validate(Object.assign(Object.create(null), { s: "b" })), []);
 });
 
-Deno.test("compileValidator() reports violations in schema-walk order", () => {
+Deno.test("compileValidator() reports violations sorted by path", () => {
   const validate = compileValidator({
     first: { type: "string", required: true },
     second: {
@@ -148,11 +172,11 @@ Deno.test("compileValidator() reports violations in schema-walk order", () => {
   deepEqual(
     validate({ zz: 1, third: "3", second: { extra: 1, inner: [1, "2"] } }),
     [
-      'missing required property "first"',
-      '"second.inner[1]" must be an integer',
-      'missing required property "second.needed"',
-      '"second.extra" is not a declared property (additionalProperties: false)',
-      '"third" must be a number',
+      '"first": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
+      '"second.extra": expected no key "extra" (declared: "inner", "needed"), received number 1; fix: omit the key',
+      '"second.inner[1]": expected integer, received string "2"; fix: send 2',
+      '"second.needed": expected boolean (required), received nothing (the key is missing); fix: send a boolean such as false',
+      '"third": expected number, received string "3"; fix: send 3',
     ],
   );
 });
@@ -161,7 +185,7 @@ Deno.test("compileValidator() caps the list at 32 violations", () => {
   const validate = compileValidator({ a: { type: "array", items: { type: "string" } } });
   const result = validate({ a: Array.from({ length: 1000 }, (_, i) => i) });
   equal(result.length, 33);
-  equal(result[0], '"a[0]" must be a string');
+  equal(result[0], '"a[0]": expected string, received number 0; fix: send "0"');
   equal(result[32], "more violations not shown");
 });
 
@@ -174,7 +198,9 @@ Deno.test("compileValidator() survives 10k-deep nesting without a stack overflow
     s: { type: "string" },
   });
   deepEqual(validate({ j: deep, o: { x: deep }, extra: deep }), []);
-  deepEqual(validate({ s: deep }), ['"s" must be a string']);
+  deepEqual(validate({ s: deep }), [
+    '"s": expected string, received object with "a"; fix: send a string such as "text"',
+  ]);
   let bad: unknown = NaN;
   for (let i = 0; i < 10_000; i++) bad = [bad];
   const [message] = validate({ j: bad });
@@ -222,7 +248,9 @@ Deno.test("compileValidator() treats __proto__ and constructor keys as plain dat
       toString: { type: "string" },
     } as const,
   );
-  deepEqual(validate({}), ['missing required property "constructor"']);
+  deepEqual(validate({}), [
+    '"constructor": expected string (required), received nothing (the key is missing); fix: send a string such as "text"',
+  ]);
   const hostile = JSON.parse('{"constructor": "x", "__proto__": {"polluted": true}}');
   deepEqual(validate(hostile), []);
   equal(({} as Record<string, unknown>).polluted, undefined);
@@ -230,10 +258,10 @@ Deno.test("compileValidator() treats __proto__ and constructor keys as plain dat
     o: { type: "object", properties: { a: { type: "string" } } },
   });
   deepEqual(closed(JSON.parse('{"o": {"__proto__": {"a": 1}}}')), [
-    '"o.__proto__" is not a declared property (additionalProperties: false)',
+    '"o.__proto__": expected no key "__proto__" (declared: "a"), received object with "a"; fix: omit the key',
   ]);
   deepEqual(closed(JSON.parse('{"o": {"__proto__": []}, "__proto__": [1]}')), [
-    '"o.__proto__" is not a declared property (additionalProperties: false)',
+    '"o.__proto__": expected no key "__proto__" (declared: "a"), received array of 0 items; fix: omit the key',
   ]);
 });
 
@@ -241,7 +269,9 @@ Deno.test("compileValidator() handles 50 MB strings without copying them into me
   const big = "x".repeat(50 * 1024 * 1024);
   const validate = compileValidator({ s: { type: "string" }, n: { type: "number" } });
   deepEqual(validate({ s: big }), []);
-  deepEqual(validate({ n: big }), ['"n" must be a number']);
+  deepEqual(validate({ n: big }), [
+    '"n": expected number, received string "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…" (52428800 characters); fix: send a number such as 1',
+  ]);
   const closed = compileValidator({ o: { type: "object" } });
   const [message] = closed({ o: { [big.slice(0, 1_000_000)]: 1 } });
   ok(message !== undefined && message.length < 300, message?.slice(0, 300));
@@ -261,14 +291,18 @@ Deno.test("compileValidator() turns throwing getters and odd values into violati
   deepEqual(validate({ j: { [Symbol("k")]: 1 } }), []);
   class Sub extends Array {}
   deepEqual(validate({ j: Sub.from([1]) }), ['"j" is not a plain JSON array (an array subclass)']);
-  deepEqual(validate({ a: undefined }), ['"a" must be a string']);
-  deepEqual(validate(undefined), ["arguments must be an object"]);
+  deepEqual(validate({ a: undefined }), [
+    '"a": expected string, received undefined; fix: send a string such as "text"',
+  ]);
+  deepEqual(validate(undefined), [
+    "arguments: expected object, received undefined; fix: send an object such as {}",
+  ]);
 });
 
 Deno.test("compileValidator() prints long keys and paths cut", () => {
   const key = "k".repeat(500);
   const validate = compileValidator({ o: { type: "object" } });
   deepEqual(validate({ o: { [key]: 1 } }), [
-    `"o.${"k".repeat(64)}…" is not a declared property (additionalProperties: false)`,
+    `"o.${"k".repeat(64)}…": expected no keys here, received number 1; fix: omit the key`,
   ]);
 });
