@@ -57,8 +57,14 @@ const UNSHARE_USER = [
 ];
 const PDEATHSIG = ["setpriv", "--pdeathsig", "KILL", "--"];
 const INIT = ["sh", "-c", INIT_SCRIPT, "dsh-init"];
+/**
+ * Inside the namespace, before the init: no capability survives the exec (root included), so
+ * root cannot unmount the fresh `/proc` to reach the host's one underneath.
+ */
+const NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"];
 
 let probed: Promise<Containment> | undefined;
+let probedIsolation: Promise<Containment> | undefined;
 
 async function works(argv: readonly string[]): Promise<string | undefined> {
   try {
@@ -78,12 +84,14 @@ async function works(argv: readonly string[]): Promise<string | undefined> {
   }
 }
 
-async function probe(): Promise<Containment> {
+async function probe(isolate = false): Promise<Containment> {
   const pdeathsig = await works(PDEATHSIG) === undefined ? PDEATHSIG : [];
-  const rootFailure = await works([...pdeathsig, ...UNSHARE_ROOT]);
+  const root = isolate ? [...UNSHARE_ROOT, ...NO_CAPS] : UNSHARE_ROOT;
+  const rootFailure = await works([...pdeathsig, ...root]);
   if (rootFailure === undefined) {
-    return { kind: "pid-namespace", prefix: [...pdeathsig, ...UNSHARE_ROOT, ...INIT] };
+    return { kind: "pid-namespace", prefix: [...pdeathsig, ...root, ...INIT] };
   }
+  // A normal user's capabilities (in its own user namespace) end at the exec of the init.
   const userFailure = await works([...pdeathsig, ...UNSHARE_USER]);
   if (userFailure === undefined) {
     return { kind: "user-pid-namespace", prefix: [...pdeathsig, ...UNSHARE_USER, ...INIT] };
@@ -114,6 +122,32 @@ export function probeContainment(): Promise<Containment> {
 }
 
 /**
+ * Like {@linkcode probeContainment}, for programs that must not see the agent: the namespace
+ * gets a fresh `/proc` (no `/proc/<agent pid>/environ`), and as root every capability is dropped
+ * before the init runs, so the fresh `/proc` cannot be unmounted. Used for MCP stdio servers.
+ *
+ * @returns The containment.
+ *
+ * @example Usage
+ * ```ts
+ * import { probeIsolation } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * const isolation = await probeIsolation();
+ * ok(["pid-namespace", "user-pid-namespace", "none"].includes(isolation.kind));
+ * ```
+ */
+export function probeIsolation(): Promise<Containment> {
+  return probedIsolation ??= probe(true);
+}
+
+/**
+ * The name (`$0`) of the launcher shell in front of a program: `sh -c SCRIPT dsh-launch
+ * PROGRAM…` (the sandbox opens its seccomp program this way). {@linkcode ownsPidNamespace} looks
+ * through it.
+ */
+export const LAUNCHER_NAME = "dsh-launch";
+
+/**
  * Whether an argv already runs its command in a PID namespace that dies with its parent
  * (bubblewrap with `--unshare-pid` or `--unshare-all`, and `--die-with-parent`), so no extra
  * containment is needed.
@@ -130,6 +164,9 @@ export function probeContainment(): Promise<Containment> {
  * ```
  */
 export function ownsPidNamespace(argv: readonly string[]): boolean {
+  if (argv[0]?.split("/").at(-1) === "sh" && argv[1] === "-c" && argv[3] === LAUNCHER_NAME) {
+    return ownsPidNamespace(argv.slice(4));
+  }
   const program = argv[0]?.split("/").at(-1);
   if (program !== "bwrap") return false;
   const end = argv.indexOf("--");

@@ -1,0 +1,184 @@
+/**
+ * Private: turns the protected paths (`protected_paths.ts`) into the mounts of one sandboxed
+ * spawn ({@linkcode ProtectedMounts}), read from the host just before it starts, and keeps count
+ * of the placeholder folders bwrap leaves on the host so the last run using one removes it.
+ *
+ * Only paths the sandbox could change matter: those inside a writable root (the rest of the
+ * file system is read-only already). For each one:
+ *
+ * - it exists: bound read-only (a `.git` pointer file also protects the git dir it names);
+ * - it is missing: the first missing component, when its folder is writable, gets an empty
+ *   read-only folder for the run. bwrap creates that mount point in the host folder (an empty
+ *   folder, which git does not show); the executor removes it after the run if still empty;
+ * - every folder between the root and the path is bound onto itself: a mount point cannot be
+ *   renamed, so `mv plugins old && mkdir plugins` cannot swap the path out from under its bind.
+ *
+ * A symlink at a protected path (or above it) cannot be pinned: its target is protected, the
+ * link itself is not (SECURITY.md, known limits).
+ *
+ * @module
+ */
+import { isInside, resolvePath } from "./_paths.ts";
+import type { ProtectedMounts } from "./bwrap_args.ts";
+
+type Kind = "dir" | "file" | "link" | "none";
+
+async function kindOf(path: string): Promise<Kind> {
+  try {
+    const info = await Deno.lstat(path);
+    return info.isSymlink ? "link" : info.isDirectory ? "dir" : "file";
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return "none";
+    }
+    throw error;
+  }
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash <= 0 ? "/" : path.slice(0, slash);
+}
+
+/** The innermost root holding `path`, if any. */
+function rootOf(path: string, roots: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const root of roots) {
+    if (isInside(path, root) && (best === undefined || root.length > best.length)) best = root;
+  }
+  return best;
+}
+
+/** Folders strictly between `root` and `path`, outermost first. */
+function between(root: string, path: string): string[] {
+  const out: string[] = [];
+  for (let dir = parentOf(path); dir !== root && isInside(dir, root); dir = parentOf(dir)) {
+    out.unshift(dir);
+  }
+  return out;
+}
+
+/** The git dir (and common dir) a `.git` pointer file names, when it is one. */
+async function gitDirsOf(pointer: string): Promise<string[]> {
+  let text: string;
+  try {
+    const file = await Deno.open(pointer);
+    try {
+      const buffer = new Uint8Array(4096);
+      text = new TextDecoder().decode(buffer.subarray(0, await file.read(buffer) ?? 0));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return [];
+  }
+  const gitdir = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
+  if (gitdir === undefined) return [];
+  const dir = resolvePath(gitdir, parentOf(pointer));
+  const common = await Deno.readTextFile(`${dir}/commondir`).then(
+    (t) => [resolvePath(t.trim(), dir)],
+    () => [],
+  );
+  return [dir, ...common];
+}
+
+/**
+ * The mounts that protect `paths` in a sandbox whose writable roots are `roots`.
+ *
+ * @param paths Absolute, normalized protected paths.
+ * @param roots The existing writable roots (absolute, normalized).
+ * @param live Placeholders other runs hold now (still placeholders, though they exist).
+ * @returns The mounts.
+ */
+export async function protectedMounts(
+  paths: readonly string[],
+  roots: readonly string[],
+  live: ReadonlySet<string> = new Set(),
+): Promise<ProtectedMounts> {
+  const readOnly = new Set<string>();
+  const placeholders = new Set<string>();
+  const pinned = new Set<string>();
+  const queue = [...new Set(paths)];
+  for (let i = 0; i < queue.length; i++) {
+    const path = queue[i]!;
+    const root = rootOf(path, roots);
+    if (root === undefined) {
+      // A protected folder that holds a writable root keeps the root read-only.
+      if (roots.some((r) => isInside(r, path)) && await kindOf(path) === "dir") readOnly.add(path);
+      continue;
+    }
+    let target = path;
+    let kind = live.has(path) ? "none" : await kindOf(path);
+    while (kind === "none" && target !== root) {
+      const parent = parentOf(target);
+      const parentKind = live.has(parent) ? "none" : await kindOf(parent);
+      if (parentKind !== "none") {
+        if (parentKind === "dir") placeholders.add(target);
+        break;
+      }
+      target = parent;
+      kind = "none";
+    }
+    if (kind === "link") {
+      const real = await Deno.realPath(path).catch(() => undefined);
+      if (real !== undefined && !queue.includes(real)) queue.push(real);
+      continue;
+    }
+    if (kind === "dir" || kind === "file") {
+      readOnly.add(path);
+      if (kind === "file" && path.endsWith("/.git")) {
+        for (const dir of await gitDirsOf(path)) if (!queue.includes(dir)) queue.push(dir);
+      }
+    }
+    for (const dir of between(root, target)) {
+      if (await kindOf(dir) === "dir") pinned.add(dir);
+    }
+  }
+  // Inside a read-only bind nothing needs pinning, binding or holding again.
+  const covered = (p: string) => [...readOnly].some((r) => r !== p && isInside(p, r));
+  const held = new Set([...readOnly, ...placeholders]);
+  return {
+    pinned: [...pinned].filter((p) => !held.has(p) && !covered(p) && !roots.includes(p)),
+    readOnly: [...readOnly].filter((p) => !covered(p)),
+    placeholders: [...placeholders].filter((p) => !covered(p)),
+  };
+}
+
+const HELD = new Map<string, number>();
+
+/**
+ * The placeholders other runs of this process hold now.
+ *
+ * @returns The set.
+ */
+export function livePlaceholders(): ReadonlySet<string> {
+  return new Set(HELD.keys());
+}
+
+/**
+ * Holds placeholders for one run; the returned release removes each one the last run let go,
+ * when it is still an empty folder (anything else was made by someone else: left alone).
+ *
+ * @param paths The run's placeholders.
+ * @returns The release.
+ */
+export function holdPlaceholders(paths: readonly string[]): () => Promise<void> {
+  for (const path of paths) HELD.set(path, (HELD.get(path) ?? 0) + 1);
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    for (const path of paths) {
+      const count = (HELD.get(path) ?? 1) - 1;
+      if (count > 0) {
+        HELD.set(path, count);
+        continue;
+      }
+      HELD.delete(path);
+      // Not recursive: only an empty folder goes.
+      if (await kindOf(path).catch(() => "none") === "dir") {
+        await Deno.remove(path).catch(() => {});
+      }
+    }
+  };
+}
