@@ -24,7 +24,6 @@ export interface ProfileOptions {
   readonly runtimeDir?: string | undefined;
   readonly configHome?: string | undefined;
   readonly stateHome?: string | undefined;
-  readonly allowUnixSockets?: boolean;
 }
 
 /** A variable of the agent, `undefined` when unset or not readable under its profile. */
@@ -75,7 +74,7 @@ function withUserDirs(list: readonly string[], options: ProfileOptions): string[
  * Resolves the static part of the profile on the host: the paths to hide and mask, classified.
  *
  * @param options The executor's options.
- * @returns The profile (with the socket filter on unless `allowUnixSockets`).
+ * @returns The profile (with the socket filter on).
  */
 export async function resolveProfile(options: ProfileOptions): Promise<BwrapProfile> {
   const home = options.home ?? envValue("HOME");
@@ -131,6 +130,6 @@ export async function resolveProfile(options: ProfileOptions): Promise<BwrapProf
     userns: true,
     procReadOnly,
     procMasked,
-    seccomp: options.allowUnixSockets !== true,
+    seccomp: true,
   };
 }

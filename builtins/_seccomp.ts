@@ -74,7 +74,7 @@ const ABIS: Readonly<Record<string, readonly Abi[]>> = {
   ],
 };
 
-function program(abis: readonly Abi[]): Op[] {
+function program(abis: readonly Abi[], denyUnix: boolean): Op[] {
   const ops: Op[] = [{ load: ARCH }];
   abis.forEach((_, i) => ops.push({ ifEq: abis[i]!.arch, then: `abi${i}` }));
   ops.push({ ret: RET_KILL_PROCESS });
@@ -92,7 +92,7 @@ function program(abis: readonly Abi[]): Op[] {
     { ret: RET_ALLOW },
     { label: "socket" },
     { load: ARG0 },
-    { ifEq: AF_UNIX, then: "deny" },
+    ...(denyUnix ? [{ ifEq: AF_UNIX, then: "deny" }] : []),
     { ifEq: AF_VSOCK, then: "deny" },
     { ret: RET_ALLOW },
     { label: "deny" },
@@ -135,11 +135,12 @@ function assemble(ops: readonly Op[]): Uint8Array {
 /**
  * The seccomp program for an architecture (see the module doc for what it denies).
  *
+ * @param allowUnix Leave `socket(AF_UNIX)` allowed (`AF_VSOCK` and io_uring stay denied).
  * @param arch `"x86_64"` or `"aarch64"`. @default {Deno.build.arch}
  * @returns The BPF program, ready for bubblewrap's `--seccomp`.
  * @throws {RangeError} For another architecture.
  */
-export function socketFilter(arch: string = Deno.build.arch): Uint8Array {
+export function socketFilter(allowUnix = false, arch: string = Deno.build.arch): Uint8Array {
   const abis = ABIS[arch];
   if (abis === undefined) {
     throw new RangeError(
@@ -148,5 +149,5 @@ export function socketFilter(arch: string = Deno.build.arch): Uint8Array {
       }`,
     );
   }
-  return assemble(program(abis));
+  return assemble(program(abis, !allowUnix));
 }

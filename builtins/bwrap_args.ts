@@ -313,9 +313,11 @@ export function launcherArgv(bwrapArgv: readonly string[]): string[] {
 }
 
 /**
- * The sandbox's seccomp program for this machine: `socket(AF_UNIX)`, `socket(AF_VSOCK)` and
- * `io_uring_setup` fail with `EPERM`; `socketpair` works (SECURITY.md, sockets).
+ * The sandbox's seccomp program for this machine: `socket(AF_UNIX)` (unless `allowUnixSockets`),
+ * `socket(AF_VSOCK)` and `io_uring_setup` fail with `EPERM`; `socketpair` works (SECURITY.md,
+ * sockets).
  *
+ * @param allowUnixSockets Leave Unix sockets allowed. @default {false}
  * @returns The BPF program bubblewrap reads from fd 3.
  * @throws {RangeError} On an architecture other than x86_64 and aarch64.
  *
@@ -326,8 +328,8 @@ export function launcherArgv(bwrapArgv: readonly string[]): string[] {
  * equal(sandboxFilter().length % 8, 0);
  * ```
  */
-export function sandboxFilter(): Uint8Array {
-  return FILTER ??= socketFilter();
+export function sandboxFilter(allowUnixSockets = false): Uint8Array {
+  return FILTERS[allowUnixSockets ? 1 : 0] ??= socketFilter(allowUnixSockets);
 }
 
-let FILTER: Uint8Array | undefined;
+const FILTERS: (Uint8Array | undefined)[] = [];

@@ -116,6 +116,8 @@ export class BwrapExecutor extends LocalExecutor {
   profile: BwrapProfile;
   /** The protected paths, read at every spawn. */
   readonly protectedPaths: ProtectedPaths;
+  /** Whether commands may create Unix sockets. */
+  readonly allowUnixSockets: boolean;
 
   /**
    * Creates the executor without probing bwrap (use {@linkcode createSandboxExecutor}).
@@ -136,6 +138,7 @@ export class BwrapExecutor extends LocalExecutor {
     this.workspace = options.workspace;
     this.bwrap = options.bwrap ?? "bwrap";
     this.profile = profile ?? { level: options.level ?? "workspace-write" };
+    this.allowUnixSockets = options.allowUnixSockets ?? false;
     this.protectedPaths = options.protectedPaths ??
       new ProtectedPaths([options.workspace, ...(options.writableRoots ?? [])]);
   }
@@ -167,7 +170,7 @@ export class BwrapExecutor extends LocalExecutor {
    * @returns The launch.
    */
   override async launch(command: string, cwd: string | undefined): Promise<Launch> {
-    const input = this.profile.seccomp ? sandboxFilter() : undefined;
+    const input = this.profile.seccomp ? sandboxFilter(this.allowUnixSockets) : undefined;
     if (this.profile.level === "read-only") {
       return { argv: this.argv(command, cwd), ...(input ? { input } : {}) };
     }
@@ -223,7 +226,7 @@ async function probe(
     }).spawn();
     if (profile.seccomp) {
       const writer = child.stdin.getWriter();
-      await writer.write(sandboxFilter()).then(() => writer.close()).catch(() => {});
+      await writer.write(sandboxFilter(executor.allowUnixSockets)).then(() => writer.close()).catch(() => {});
     }
     output = await child.output();
   } catch (error) {
