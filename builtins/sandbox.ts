@@ -226,7 +226,9 @@ async function probe(
     }).spawn();
     if (profile.seccomp) {
       const writer = child.stdin.getWriter();
-      await writer.write(sandboxFilter(executor.allowUnixSockets)).then(() => writer.close()).catch(() => {});
+      await writer.write(sandboxFilter(executor.allowUnixSockets)).then(() => writer.close()).catch(
+        () => {},
+      );
     }
     output = await child.output();
   } catch (error) {

@@ -153,7 +153,9 @@ Deno.test("allowUnixSockets: true lets commands connect to a readable host socke
     const executor = await createSandboxExecutor({ workspace: ws.path, allowUnixSockets: true });
     const { out } = await run(
       executor,
-      `${PY_CONNECT(path)}; python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("vsock-created")'`,
+      `${
+        PY_CONNECT(path)
+      }; python3 -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM); print("vsock-created")'`,
       ws.path,
     );
     match(out, /unix-connected/);
