@@ -20,6 +20,7 @@ import {
 } from "../jobs/process_tree.ts";
 import {
   type Containment,
+  initStatusSignal,
   ownsPidNamespace,
   probeContainment,
   registerTree,
@@ -42,42 +43,6 @@ export const DRAIN_IDLE_MS = 300;
 
 /** The environment variable that tags every process of a run (inherited by descendants). */
 export const MARKER_NAME = "DSH_EXEC_TREE";
-
-/** Linux signal numbers, for statuses the namespace init reports as `128 + n`. */
-const SIGNALS: readonly string[] = [
-  "",
-  "SIGHUP",
-  "SIGINT",
-  "SIGQUIT",
-  "SIGILL",
-  "SIGTRAP",
-  "SIGABRT",
-  "SIGBUS",
-  "SIGFPE",
-  "SIGKILL",
-  "SIGUSR1",
-  "SIGSEGV",
-  "SIGUSR2",
-  "SIGPIPE",
-  "SIGALRM",
-  "SIGTERM",
-  "SIGSTKFLT",
-  "SIGCHLD",
-  "SIGCONT",
-  "SIGSTOP",
-  "SIGTSTP",
-  "SIGTTIN",
-  "SIGTTOU",
-  "SIGURG",
-  "SIGXCPU",
-  "SIGXFSZ",
-  "SIGVTALRM",
-  "SIGPROF",
-  "SIGWINCH",
-  "SIGIO",
-  "SIGPWR",
-  "SIGSYS",
-];
 
 /** How a run is contained: by a PID namespace (ours or the argv's own) or by tracking. */
 type Mode = "namespace" | "tracked";
@@ -401,7 +366,7 @@ async function drained(pump: Promise<void>, idleMs: () => number): Promise<boole
  */
 function outcome(status: Deno.CommandStatus, mode: Mode): Pick<RunResult, "exitCode" | "signal"> {
   if (status.signal !== null) return { exitCode: null, signal: status.signal };
-  const name = SIGNALS[status.code - 128];
-  if (mode === "namespace" && status.code > 128 && name) return { exitCode: null, signal: name };
+  const name = initStatusSignal(status.code);
+  if (mode === "namespace" && name !== undefined) return { exitCode: null, signal: name };
   return { exitCode: status.code, signal: null };
 }

@@ -50,6 +50,7 @@ export type { SpillCut, SpillPolicyOptions } from "./spill_policy.ts";
 export { jobsPlugin } from "./jobs_plugin.ts";
 export type { JobsPluginConfig } from "./jobs_plugin.ts";
 export {
+  initStatusSignal,
   killAllTrees,
   LAUNCHER_NAME,
   ownsPidNamespace,

@@ -63,6 +63,13 @@ const INIT = ["sh", "-c", INIT_SCRIPT, "dsh-init"];
  */
 const NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"];
 
+/**
+ * The isolation's outer shell, the process its caller sees: the namespace runs as its foreground
+ * child, so a SIGTERM or SIGKILL to it ends it (a non-interactive shell does not ignore SIGTERM,
+ * unlike `unshare`), and with it the namespace (the parent-death signal).
+ */
+const OUTER = ["sh", "-c", '"$@"; exit "$?"', "dsh-isolate"];
+
 let probed: Promise<Containment> | undefined;
 let probedIsolation: Promise<Containment> | undefined;
 
@@ -87,14 +94,18 @@ async function works(argv: readonly string[]): Promise<string | undefined> {
 async function probe(isolate = false): Promise<Containment> {
   const pdeathsig = await works(PDEATHSIG) === undefined ? PDEATHSIG : [];
   const root = isolate ? [...UNSHARE_ROOT, ...NO_CAPS] : UNSHARE_ROOT;
+  const outer = isolate ? [...pdeathsig, ...OUTER] : [];
   const rootFailure = await works([...pdeathsig, ...root]);
   if (rootFailure === undefined) {
-    return { kind: "pid-namespace", prefix: [...pdeathsig, ...root, ...INIT] };
+    return { kind: "pid-namespace", prefix: [...outer, ...pdeathsig, ...root, ...INIT] };
   }
   // A normal user's capabilities (in its own user namespace) end at the exec of the init.
   const userFailure = await works([...pdeathsig, ...UNSHARE_USER]);
   if (userFailure === undefined) {
-    return { kind: "user-pid-namespace", prefix: [...pdeathsig, ...UNSHARE_USER, ...INIT] };
+    return {
+      kind: "user-pid-namespace",
+      prefix: [...outer, ...pdeathsig, ...UNSHARE_USER, ...INIT],
+    };
   }
   return {
     kind: "none",
@@ -121,10 +132,67 @@ export function probeContainment(): Promise<Containment> {
   return probed ??= probe();
 }
 
+/** Linux signal numbers, for statuses the namespace init reports as `128 + n`. */
+const SIGNALS: readonly string[] = [
+  "",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGUSR1",
+  "SIGSEGV",
+  "SIGUSR2",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGSTKFLT",
+  "SIGCHLD",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGIO",
+  "SIGPWR",
+  "SIGSYS",
+];
+
+/**
+ * The signal a contained command died of, from the status its init (or a shell in front of it)
+ * exits with: `128 + n` for signal `n`.
+ *
+ * @param code The exit code.
+ * @returns The signal name (`"SIGTERM"`), or `undefined` for an ordinary exit code.
+ *
+ * @example Usage
+ * ```ts
+ * import { initStatusSignal } from "./process_containment.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(initStatusSignal(143), "SIGTERM");
+ * equal(initStatusSignal(1), undefined);
+ * ```
+ */
+export function initStatusSignal(code: number): string | undefined {
+  return code > 128 ? SIGNALS[code - 128] || undefined : undefined;
+}
+
 /**
  * Like {@linkcode probeContainment}, for programs that must not see the agent: the namespace
  * gets a fresh `/proc` (no `/proc/<agent pid>/environ`), and as root every capability is dropped
- * before the init runs, so the fresh `/proc` cannot be unmounted. Used for MCP stdio servers.
+ * before the init runs, so the fresh `/proc` cannot be unmounted. The prefix starts with a shell
+ * whose pid the caller sees: a signal to it ends the whole namespace (its status is then
+ * `128 + n`, see {@linkcode initStatusSignal}). Used for MCP stdio servers.
  *
  * @returns The containment.
  *
