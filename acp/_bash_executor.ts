@@ -9,6 +9,7 @@ import type { Context } from "../core/context.ts";
 import { type Executor, LocalExecutor } from "../builtins/executor.ts";
 import { createExecutor, hiddenPathList, SandboxUnavailableError } from "../builtins/sandbox.ts";
 import type { AgentConfig } from "./config.ts";
+import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { missingSandboxNotice, type SafetyState } from "./_safety_config.ts";
 
 /** Options of {@linkcode createBashExecutor}. */
@@ -23,6 +24,8 @@ export interface BashExecutorOptions {
   readonly safety?: SafetyState;
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
+  /** Bound read-only in the sandbox. @default {the defaults of the workspace and roots} */
+  readonly protectedPaths?: ProtectedPaths;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function createBashExecutor(
     writableRoots: roots,
     hiddenPaths: hiddenPathList(config.hiddenPaths),
     ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
+    ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
   };
   if (config.sandbox !== "auto") {
     const executor = await createExecutor({ ...sandboxOptions, sandbox: level });
