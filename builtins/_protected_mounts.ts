@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { isInside, resolvePath } from "./_paths.ts";
 import type { ProtectedMounts } from "./bwrap_args.ts";
 
@@ -31,7 +32,9 @@ async function kindOf(path: string): Promise<Kind> {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
       return "none";
     }
-    throw error;
+    throw new Error(`Cannot protect "${path}" in the sandbox: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -104,9 +107,12 @@ export async function protectedMounts(
     const root = rootOf(path, roots);
     if (root === undefined) {
       // A protected folder that holds a writable root keeps the root read-only.
-      if (roots.some((r) => isInside(r, path)) && await kindOf(path) === "dir") readOnly.add(path);
+      const holds = roots.some((r) => isInside(r, path));
+      if (holds && await kindOf(path).catch(() => "none") === "dir") readOnly.add(path);
       continue;
     }
+    // Inside a writable root the agent may read everything: a failure here is a real error,
+    // and the spawn fails rather than run with the path unprotected.
     let target = path;
     let kind = live.has(path) ? "none" : await kindOf(path);
     while (kind === "none" && target !== root) {

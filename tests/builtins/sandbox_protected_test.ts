@@ -6,7 +6,9 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { createSandboxExecutor } from "../../builtins/sandbox.ts";
+import { bwrapArgs, createSandboxExecutor } from "../../builtins/sandbox.ts";
+import { holdPlaceholders, protectedMounts } from "../../builtins/_protected_mounts.ts";
+import { runBwrap } from "./_sandbox_helpers.ts";
 import { ProtectedPaths } from "../../builtins/protected_paths.ts";
 import type { LocalExecutor } from "../../builtins/executor.ts";
 import { tempDir } from "../_helpers.ts";
@@ -178,4 +180,57 @@ Deno.test("attack: a worktree's .git pointer protects the git dir it names when 
   ok(!/fsmonitor-set|hook-written/.test(out), out);
   match(out, /^0$/m);
   deepEqual(await snapshot(join(main, ".git")), before);
+});
+
+Deno.test("attack: protected paths hold without a user namespace (root) too", async () => {
+  await using ws = await tempDir();
+  await git(ws.path, "init", "-q");
+  const executor = await createSandboxExecutor({ workspace: ws.path });
+  executor.profile = { ...executor.profile, userns: false };
+  const { out } = await run(
+    executor,
+    "git config core.fsmonitor 'touch /pwned' && echo fsmonitor-set; echo '{}' > dsh.jsonc && echo config-created; mkdir .zed/x && echo zed-created",
+    ws.path,
+  );
+  ok(!/fsmonitor-set|-created/.test(out), out);
+  deepEqual(await listing(ws.path), [".git"]);
+});
+
+Deno.test({
+  name: "attack (uid 65534): protected paths hold for a normal user, placeholders included",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    await using ws = await tempDir();
+    await git(ws.path, "init", "-q");
+    await Deno.chmod(ws.path, 0o777);
+    await new Deno.Command("chown", { args: ["-R", "65534:65534", ws.path] }).output();
+    const executor = await createSandboxExecutor({ workspace: ws.path });
+    const protect = await protectedMounts(
+      new ProtectedPaths([ws.path]).list().map((p) => p.path),
+      [ws.path],
+    );
+    const release = holdPlaceholders(protect.placeholders);
+    const script = [
+      "id -u",
+      "echo ok > mine.txt && cat mine.txt",
+      "git config core.fsmonitor 'touch /pwned' && echo fsmonitor-set",
+      "echo '{}' > dsh.jsonc && echo config-created",
+      "mkdir -p .vscode/x && echo vscode-created",
+    ].join("\n");
+    const { out } = await runBwrap(
+      [
+        "bwrap",
+        // Root's hidden paths are not this user's to bind.
+        ...bwrapArgs(ws.path, ws.path, { ...executor.profile, hidden: [], protect }),
+        "bash",
+        "-c",
+        `exec 2>&1\n${script}`,
+      ],
+      ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+    ).finally(release);
+    match(out, /^65534$/m);
+    match(out, /^ok$/m);
+    ok(!/fsmonitor-set|-created/.test(out), out);
+    deepEqual(await listing(ws.path), [".git", "mine.txt"]);
+  },
 });
