@@ -229,6 +229,9 @@ export const LAUNCHER_NAME = "dsh-launch";
  * import { equal } from "node:assert/strict";
  * equal(ownsPidNamespace(["bwrap", "--unshare-pid", "--die-with-parent", "--", "sh"]), true);
  * equal(ownsPidNamespace(["bash", "-c", "true"]), false);
+ * // The sandbox's launcher shell in front is looked through.
+ * const bwrap = ["bwrap", "--unshare-pid", "--die-with-parent", "--", "sh"];
+ * equal(ownsPidNamespace(["sh", "-c", 'exec "$@"', "dsh-launch", ...bwrap]), true);
  * ```
  */
 export function ownsPidNamespace(argv: readonly string[]): boolean {
