@@ -51,6 +51,7 @@ export { jobsPlugin } from "./jobs_plugin.ts";
 export type { JobsPluginConfig } from "./jobs_plugin.ts";
 export {
   initStatusSignal,
+  isolationPrefix,
   killAllTrees,
   LAUNCHER_NAME,
   ownsPidNamespace,

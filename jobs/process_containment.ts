@@ -93,19 +93,16 @@ async function works(argv: readonly string[]): Promise<string | undefined> {
 
 async function probe(isolate = false): Promise<Containment> {
   const pdeathsig = await works(PDEATHSIG) === undefined ? PDEATHSIG : [];
-  const root = isolate ? [...UNSHARE_ROOT, ...NO_CAPS] : UNSHARE_ROOT;
+  const root = isolate ? isolationPrefix(true) : [...UNSHARE_ROOT, ...INIT];
+  const user = [...UNSHARE_USER, ...INIT];
   const outer = isolate ? [...pdeathsig, ...OUTER] : [];
-  const rootFailure = await works([...pdeathsig, ...root]);
+  const rootFailure = await works([...pdeathsig, ...root.slice(0, -INIT.length)]);
   if (rootFailure === undefined) {
-    return { kind: "pid-namespace", prefix: [...outer, ...pdeathsig, ...root, ...INIT] };
+    return { kind: "pid-namespace", prefix: [...outer, ...pdeathsig, ...root] };
   }
-  // A normal user's capabilities (in its own user namespace) end at the exec of the init.
   const userFailure = await works([...pdeathsig, ...UNSHARE_USER]);
   if (userFailure === undefined) {
-    return {
-      kind: "user-pid-namespace",
-      prefix: [...outer, ...pdeathsig, ...UNSHARE_USER, ...INIT],
-    };
+    return { kind: "user-pid-namespace", prefix: [...outer, ...pdeathsig, ...user] };
   }
   return {
     kind: "none",
@@ -185,6 +182,26 @@ const SIGNALS: readonly string[] = [
  */
 export function initStatusSignal(code: number): string | undefined {
   return code > 128 ? SIGNALS[code - 128] || undefined : undefined;
+}
+
+/**
+ * The namespace part of {@linkcode probeIsolation}'s prefix (without the outer shell and the
+ * parent-death signal): as root, a PID and mount namespace with a fresh `/proc` and every
+ * capability dropped; as a normal user, the same inside a user namespace of its own (whose
+ * capabilities end at the exec of the init, the uid not being 0 there).
+ *
+ * @param asRoot The root variant.
+ * @returns The argv to put in front of a command.
+ *
+ * @example Usage
+ * ```ts
+ * import { isolationPrefix } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * ok(isolationPrefix(false).includes("--user"));
+ * ```
+ */
+export function isolationPrefix(asRoot: boolean): string[] {
+  return asRoot ? [...UNSHARE_ROOT, ...NO_CAPS, ...INIT] : [...UNSHARE_USER, ...INIT];
 }
 
 /**

@@ -9,6 +9,7 @@ import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
 import { EVERYTHING_BIN } from "./_server.ts";
+import { isolationPrefix } from "../../jobs/process_containment.ts";
 
 const decoder = new TextDecoder();
 
@@ -99,4 +100,44 @@ await client.close();
     await reader.cancel();
     await agent.status;
   }
+});
+
+Deno.test({
+  name: "attack (uid 65534): the isolation a normal user gets hides a same-user agent's environ",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    await using dir = await tempDir();
+    await Deno.chmod(dir.path, 0o777);
+    const scan = join(dir.path, "scan.sh");
+    await Deno.writeTextFile(scan, SCAN);
+    await Deno.chmod(scan, 0o755);
+    const marker = `marker-${crypto.randomUUID()}`;
+    const nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+    // The "agent": a process of the same user with the secret in its initial environment.
+    const agent = new Deno.Command(nobody[0]!, {
+      args: [...nobody.slice(1), "env", `DSH_ISOLATION_SECRET_TOKEN=${marker}`, "sleep", "300"],
+      stdin: "null",
+    }).spawn();
+    try {
+      const scanAs = async (prefix: readonly string[], out: string) => {
+        const argv = [...nobody, ...prefix, scan, out, String(agent.pid), "true"];
+        await new Deno.Command(argv[0]!, {
+          args: argv.slice(1),
+          clearEnv: true,
+          env: { PATH: "/usr/bin:/bin" },
+        })
+          .output();
+        return await Deno.readTextFile(out);
+      };
+      const inside = await scanAs(isolationPrefix(false), join(dir.path, "inside.txt"));
+      match(inside, /scan-done/);
+      ok(!inside.includes(marker), inside);
+      ok(!inside.includes("unmounted"), inside);
+      // The control: the same user, without the isolation, reads it.
+      ok((await scanAs([], join(dir.path, "host.txt"))).includes(marker));
+    } finally {
+      agent.kill("SIGKILL");
+      await agent.status;
+    }
+  },
 });
