@@ -8,8 +8,9 @@
  *
  * - it exists: bound read-only (a `.git` pointer file also protects the git dir it names);
  * - it is missing: the first missing component, when its folder is writable, gets an empty
- *   read-only folder for the run. bwrap creates that mount point in the host folder (an empty
- *   folder, which git does not show); the executor removes it after the run if still empty;
+ *   read-only folder for the run. The mount point has to exist in the host folder: the executor
+ *   creates it (an empty folder, which git does not show) just before the spawn
+ *   ({@linkcode holdPlaceholders}) and removes it after the run if it is still empty;
  * - every folder between the root and the path is bound onto itself: a mount point cannot be
  *   renamed, so `mv plugins old && mkdir plugins` cannot swap the path out from under its bind.
  *
@@ -150,6 +151,7 @@ export async function protectedMounts(
   };
 }
 
+/** Placeholders this process created and still holds, with their count of runs. */
 const HELD = new Map<string, number>();
 
 /**
@@ -161,20 +163,50 @@ export function livePlaceholders(): ReadonlySet<string> {
   return new Set(HELD.keys());
 }
 
+/** The placeholders of one run, and their release. */
+export interface HeldPlaceholders {
+  /** The placeholders to mount (those the sandbox could otherwise create). */
+  readonly paths: readonly string[];
+  /** Lets go of them: the last run removes each one, when it is still an empty folder. */
+  readonly release: () => Promise<void>;
+}
+
 /**
- * Holds placeholders for one run; the returned release removes each one the last run let go,
- * when it is still an empty folder (anything else was made by someone else: left alone).
+ * Creates (or joins) the placeholder folders of one run on the host before bwrap mounts over
+ * them, so bwrap never has to create a mount point itself. A folder the agent cannot create a
+ * name in (no write access) is one the sandbox cannot either: that placeholder is dropped. As
+ * root the agent can create it anywhere (the sandbox, without capabilities, might not).
  *
  * @param paths The run's placeholders.
- * @returns The release.
+ * @returns What to mount and the release.
  */
-export function holdPlaceholders(paths: readonly string[]): () => Promise<void> {
-  for (const path of paths) HELD.set(path, (HELD.get(path) ?? 0) + 1);
+export async function holdPlaceholders(paths: readonly string[]): Promise<HeldPlaceholders> {
+  const mounted: string[] = [];
+  const owned: string[] = [];
+  for (const path of paths) {
+    const count = HELD.get(path);
+    if (count !== undefined) {
+      HELD.set(path, count + 1);
+      mounted.push(path);
+      owned.push(path);
+      continue;
+    }
+    try {
+      await Deno.mkdir(path);
+      HELD.set(path, 1);
+      mounted.push(path);
+      owned.push(path);
+    } catch (error) {
+      // Made on the host since the check: protect it, but it is not ours to remove.
+      if (error instanceof Deno.errors.AlreadyExists) mounted.push(path);
+      else if (!isUnwritable(error)) throw placeholderError(path, error);
+    }
+  }
   let released = false;
-  return async () => {
+  const release = async () => {
     if (released) return;
     released = true;
-    for (const path of paths) {
+    for (const path of owned) {
       const count = (HELD.get(path) ?? 1) - 1;
       if (count > 0) {
         HELD.set(path, count);
@@ -187,4 +219,19 @@ export function holdPlaceholders(paths: readonly string[]): () => Promise<void> 
       }
     }
   };
+  return { paths: mounted, release };
+}
+
+function isUnwritable(error: unknown): boolean {
+  return error instanceof Deno.errors.PermissionDenied ||
+    (error instanceof Error && /read-only file system|EROFS/i.test(error.message));
+}
+
+function placeholderError(path: string, error: unknown): Error {
+  return new Error(
+    `Cannot protect "${path}" in the sandbox: cannot create its placeholder folder: ${
+      errorMessage(error)
+    }`,
+    { cause: error },
+  );
 }

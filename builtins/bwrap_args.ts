@@ -172,7 +172,7 @@ export interface ProtectedMounts {
   readonly pinned: readonly string[];
   /** Existing protected files and folders, bound read-only. */
   readonly readOnly: readonly string[];
-  /** Missing protected names whose folder is writable: an empty read-only folder holds the name for the run (bwrap creates the mount point; the executor removes it after). */
+  /** Missing protected names whose folder is writable: an empty read-only folder holds the name for the run (the executor creates the mount point just before and removes it after). */
   readonly placeholders: readonly string[];
 }
 

@@ -180,8 +180,9 @@ export class BwrapExecutor extends LocalExecutor {
       await existing(roots),
       livePlaceholders(),
     );
-    const done = holdPlaceholders(protect.placeholders);
-    return { argv: this.argv(command, cwd, protect), ...(input ? { input } : {}), done };
+    const held = await holdPlaceholders(protect.placeholders);
+    const argv = this.argv(command, cwd, { ...protect, placeholders: held.paths });
+    return { argv, ...(input ? { input } : {}), done: held.release };
   }
 }
 

@@ -209,7 +209,7 @@ Deno.test({
       new ProtectedPaths([ws.path]).list().map((p) => p.path),
       [ws.path],
     );
-    const release = holdPlaceholders(protect.placeholders);
+    const held = await holdPlaceholders(protect.placeholders);
     const script = [
       "id -u",
       "echo ok > mine.txt && cat mine.txt",
@@ -221,16 +221,41 @@ Deno.test({
       [
         "bwrap",
         // Root's hidden paths are not this user's to bind.
-        ...bwrapArgs(ws.path, ws.path, { ...executor.profile, hidden: [], protect }),
+        ...bwrapArgs(ws.path, ws.path, {
+          ...executor.profile,
+          hidden: [],
+          protect: { ...protect, placeholders: held.paths },
+        }),
         "bash",
         "-c",
         `exec 2>&1\n${script}`,
       ],
       ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
-    ).finally(release);
+    ).finally(held.release);
     match(out, /^65534$/m);
     match(out, /^ok$/m);
     ok(!/fsmonitor-set|-created/.test(out), out);
     deepEqual(await listing(ws.path), [".git", "mine.txt"]);
+  },
+});
+
+Deno.test({
+  name:
+    "a workspace root cannot write in (another user's, as root) still runs commands, with no placeholder",
+  ignore: Deno.uid() !== 0,
+  async fn() {
+    await using ws = await tempDir();
+    await Deno.chmod(ws.path, 0o755);
+    await Deno.chown(ws.path, 65534, 65534);
+    const executor = await createSandboxExecutor({ workspace: ws.path });
+    const { code, out } = await run(
+      executor,
+      "echo hi; echo '{}' > dsh.jsonc && echo config-created; true",
+      ws.path,
+    );
+    equal(code, 0, out);
+    match(out, /^hi$/m);
+    ok(!out.includes("config-created"), out);
+    deepEqual(await listing(ws.path), []);
   },
 });
