@@ -235,3 +235,34 @@ function placeholderError(path: string, error: unknown): Error {
     { cause: error },
   );
 }
+
+let turn: Promise<unknown> = Promise.resolve();
+
+/** Runs `body` after every earlier one finished (placeholders are decided and held atomically). */
+function serialized<T>(body: () => Promise<T>): Promise<T> {
+  const run = turn.then(body);
+  turn = run.catch(() => {});
+  return run;
+}
+
+/**
+ * The mounts of one spawn with their placeholders held, decided while no other run of this
+ * process decides or releases (so no run binds a placeholder another run is about to remove).
+ *
+ * @param paths Absolute, normalized protected paths.
+ * @param roots The existing writable roots.
+ * @returns The mounts (placeholders: those held) and the release, for after the run.
+ */
+export function protectForSpawn(
+  paths: readonly string[],
+  roots: readonly string[],
+): Promise<{ mounts: ProtectedMounts; release: () => Promise<void> }> {
+  return serialized(async () => {
+    const mounts = await protectedMounts(paths, roots, livePlaceholders());
+    const held = await holdPlaceholders(mounts.placeholders);
+    return {
+      mounts: { ...mounts, placeholders: held.paths },
+      release: () => serialized(held.release),
+    };
+  });
+}

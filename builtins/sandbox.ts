@@ -41,7 +41,7 @@ import {
 } from "./bwrap_args.ts";
 import { ProtectedPaths } from "./protected_paths.ts";
 import { envValue, resolveProfile } from "./_sandbox_profile.ts";
-import { holdPlaceholders, livePlaceholders, protectedMounts } from "./_protected_mounts.ts";
+import { protectForSpawn } from "./_protected_mounts.ts";
 
 export {
   bwrapArgs,
@@ -175,14 +175,11 @@ export class BwrapExecutor extends LocalExecutor {
       return { argv: this.argv(command, cwd), ...(input ? { input } : {}) };
     }
     const roots = [this.workspace, ...(this.profile.writableRoots ?? [])];
-    const protect = await protectedMounts(
+    const { mounts, release } = await protectForSpawn(
       this.protectedPaths.list().map((entry) => entry.path),
       await existing(roots),
-      livePlaceholders(),
     );
-    const held = await holdPlaceholders(protect.placeholders);
-    const argv = this.argv(command, cwd, { ...protect, placeholders: held.paths });
-    return { argv, ...(input ? { input } : {}), done: held.release };
+    return { argv: this.argv(command, cwd, mounts), ...(input ? { input } : {}), done: release };
   }
 }
 
