@@ -165,3 +165,41 @@ Deno.test("allowUnixSockets: true lets commands connect to a readable host socke
     await server.close();
   }
 });
+
+Deno.test("attack: a datagram socketpair cannot send to a host datagram socket by path", async () => {
+  await using ws = await tempDir();
+  await using dir = await hostDir("dsh_dgram_");
+  const path = join(dir.path, "log.sock");
+  // The host receiver takes the first datagram that arrives and prints it.
+  const receiver = new Deno.Command("python3", {
+    args: [
+      "-c",
+      "import socket, sys\ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(sys.argv[1])\nprint('ready', flush=True)\nprint(s.recv(64).decode(), flush=True)",
+      path,
+    ],
+    stdout: "piped",
+  }).spawn();
+  const lines = receiver.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let heard = "";
+  while (!heard.includes("ready\n")) heard += (await lines.read()).value ?? "";
+  const send = (who: string) =>
+    `python3 -c 'import socket, sys
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+a.sendto(b"${who}", sys.argv[1]); print("${who}-sent")' ${path}`;
+  try {
+    const executor = await createSandboxExecutor({ workspace: ws.path });
+    const inside = await run(executor, send("sandbox"), ws.path);
+    ok(!inside.out.includes("sandbox-sent"), inside.out);
+    match(inside.out, /PermissionError|Operation not permitted/);
+    // The control: the same call on the host is delivered, and it is the first to arrive.
+    const host = await run(new LocalExecutor(), send("host"));
+    match(host.out, /host-sent/);
+    for (let chunk = await lines.read(); !chunk.done; chunk = await lines.read()) {
+      heard += chunk.value;
+    }
+    equal(heard, "ready\nhost\n");
+  } finally {
+    await lines.cancel().catch(() => {});
+    await receiver.status;
+  }
+});
