@@ -24,7 +24,7 @@ export interface BashExecutorOptions {
   readonly safety?: SafetyState;
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
-  /** The files the agent trusts or executes (bound read-only inside the sandbox). */
+  /** Bound read-only in the sandbox. @default {the defaults of the workspace and roots} */
   readonly protectedPaths?: ProtectedPaths;
 }
 

@@ -20,6 +20,7 @@ import {
 } from "../jobs/process_tree.ts";
 import {
   type Containment,
+  initStatusSignal,
   ownsPidNamespace,
   probeContainment,
   registerTree,
@@ -42,42 +43,6 @@ export const DRAIN_IDLE_MS = 300;
 
 /** The environment variable that tags every process of a run (inherited by descendants). */
 export const MARKER_NAME = "DSH_EXEC_TREE";
-
-/** Linux signal numbers, for statuses the namespace init reports as `128 + n`. */
-const SIGNALS: readonly string[] = [
-  "",
-  "SIGHUP",
-  "SIGINT",
-  "SIGQUIT",
-  "SIGILL",
-  "SIGTRAP",
-  "SIGABRT",
-  "SIGBUS",
-  "SIGFPE",
-  "SIGKILL",
-  "SIGUSR1",
-  "SIGSEGV",
-  "SIGUSR2",
-  "SIGPIPE",
-  "SIGALRM",
-  "SIGTERM",
-  "SIGSTKFLT",
-  "SIGCHLD",
-  "SIGCONT",
-  "SIGSTOP",
-  "SIGTSTP",
-  "SIGTTIN",
-  "SIGTTOU",
-  "SIGURG",
-  "SIGXCPU",
-  "SIGXFSZ",
-  "SIGVTALRM",
-  "SIGPROF",
-  "SIGWINCH",
-  "SIGIO",
-  "SIGPWR",
-  "SIGSYS",
-];
 
 /** How a run is contained: by a PID namespace (ours or the argv's own) or by tracking. */
 type Mode = "namespace" | "tracked";
@@ -104,11 +69,13 @@ function startChild(
   containment: Containment | undefined,
   options: RunOptions,
   marker: ProcessMarker,
+  input: Uint8Array | undefined,
 ): Deno.ChildProcess {
+  let child: Deno.ChildProcess;
   try {
     const spawnOptions: Deno.CommandOptions = {
       args: ["--", ...(containment?.prefix ?? []), ...argv],
-      stdin: "null",
+      stdin: input === undefined ? "null" : "piped",
       stdout: "piped",
       stderr: "piped",
     };
@@ -116,10 +83,16 @@ function startChild(
     // The caller passes the complete (scrubbed) environment: nothing else is inherited.
     spawnOptions.clearEnv = true;
     spawnOptions.env = { ...options.env, [MARKER_NAME]: marker.value };
-    return new Deno.Command("setsid", spawnOptions).spawn();
+    child = new Deno.Command("setsid", spawnOptions).spawn();
   } catch (error) {
     throw describeRunError("setsid", argv[0] ?? "", error);
   }
+  if (input !== undefined) {
+    // A launcher that died early closes the pipe: its exit status says why, not this write.
+    const writer = child.stdin.getWriter();
+    writer.write(input).then(() => writer.close()).catch(() => {});
+  }
+  return child;
 }
 
 /** Terminates a run's process tree once, by its group (namespace) or by tracking. */
@@ -306,19 +279,21 @@ async function lateDiagnostics(
  * @param argv The program and its arguments.
  * @param options Run options.
  * @param pidNamespace Contain the run in a PID namespace when the host allows it.
+ * @param input Bytes for the launcher's stdin (closed after them). @default {stdin is /dev/null}
  * @returns How the process ended.
  */
 export async function spawnTree(
   argv: readonly string[],
   options: RunOptions,
   pidNamespace = true,
+  input?: Uint8Array,
 ): Promise<RunResult> {
   const { signal, timeoutMs, onOutput } = options;
   signal?.throwIfAborted();
   const { containment, mode } = await containmentOf(argv, pidNamespace);
   signal?.throwIfAborted();
   const marker: ProcessMarker = { name: MARKER_NAME, value: crypto.randomUUID() };
-  const child = startChild(argv, containment, options, marker);
+  const child = startChild(argv, containment, options, marker, input);
   const pid = child.pid;
   options.onSpawn?.(pid);
   const tree = new TreeStop(child, mode, options.killGraceMs ?? 1000, marker);
@@ -391,7 +366,7 @@ async function drained(pump: Promise<void>, idleMs: () => number): Promise<boole
  */
 function outcome(status: Deno.CommandStatus, mode: Mode): Pick<RunResult, "exitCode" | "signal"> {
   if (status.signal !== null) return { exitCode: null, signal: status.signal };
-  const name = SIGNALS[status.code - 128];
-  if (mode === "namespace" && status.code > 128 && name) return { exitCode: null, signal: name };
+  const name = initStatusSignal(status.code);
+  if (mode === "namespace" && name !== undefined) return { exitCode: null, signal: name };
   return { exitCode: status.code, signal: null };
 }

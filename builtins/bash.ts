@@ -20,6 +20,7 @@ import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
+import type { ProtectedPaths } from "./protected_paths.ts";
 import { type BashArgs, bashMeta, presentBashCall, presentBashResult } from "./_bash_view.ts";
 
 export { bashOutputOf, presentBashCall, presentBashResult } from "./_bash_view.ts";
@@ -217,6 +218,10 @@ export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
   readonly envPolicy?: EnvPolicy;
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
+  /** Bound read-only in the sandbox. @default {the defaults of the workspace and roots} */
+  readonly protectedPaths?: ProtectedPaths;
+  /** Let sandboxed commands create Unix sockets (see `sandbox.ts`). @default {false} */
+  readonly allowUnixSockets?: boolean;
   /**
    * Offer `run_in_background` through the jobs layer. Needs `ctx.jobs` when the plugin applies
    * (load the jobs plugin first). @default {true when ctx.jobs is provided}
@@ -255,6 +260,8 @@ export const bashPlugin: {
       writableRoots,
       hiddenPaths,
       envPolicy,
+      protectedPaths,
+      allowUnixSockets,
       ...rest
     } = config;
     if (executor === undefined) {
@@ -267,7 +274,8 @@ export const bashPlugin: {
         "setsid",
         "ps",
         "kill",
-        ...(sandboxed ? [bwrap ?? "bwrap"] : []),
+        // `sh` opens the sandbox's seccomp program for bwrap.
+        ...(sandboxed ? [bwrap ?? "bwrap", "sh"] : []),
       ]);
     }
     const chosen = executor ??
@@ -278,6 +286,8 @@ export const bashPlugin: {
         ...(writableRoots === undefined ? {} : { writableRoots }),
         ...(hiddenPaths === undefined ? {} : { hiddenPaths }),
         ...(envPolicy === undefined ? {} : { envPolicy }),
+        ...(protectedPaths === undefined ? {} : { protectedPaths }),
+        ...(allowUnixSockets === undefined ? {} : { allowUnixSockets }),
       });
     const tools = ctx.get<ToolRegistry>("tools");
     if (tools === undefined) throw new Error("Cannot register bash: the tools service is missing");

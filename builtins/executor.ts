@@ -92,6 +92,16 @@ function absolute(path: string): string {
   return resolvePath(path, Deno.cwd());
 }
 
+/** What one run starts (see {@linkcode LocalExecutor.launch}). */
+export interface Launch {
+  /** The argv (without the `setsid` prefix). */
+  readonly argv: string[];
+  /** Bytes written to the launcher's stdin, then closed (the command itself gets `/dev/null`). */
+  readonly input?: Uint8Array;
+  /** Called once the run's process tree is gone. */
+  readonly done?: () => Promise<void>;
+}
+
 /** Options for {@linkcode LocalExecutor}. */
 export interface LocalExecutorOptions {
   /** The shell. @default {"bash"} */
@@ -168,6 +178,18 @@ export class LocalExecutor implements Executor {
   }
 
   /**
+   * Prepares one run: its argv, what its launcher reads on stdin and what to undo after. Sandboxes
+   * override it to read the host's state just before the spawn.
+   *
+   * @param command The user's command.
+   * @param cwd The working directory.
+   * @returns The launch.
+   */
+  launch(command: string, cwd: string | undefined): Promise<Launch> {
+    return Promise.resolve({ argv: this.argv(command, cwd) });
+  }
+
+  /**
    * Runs `command`; kills the whole tree on abort, timeout or when the shell exits.
    *
    * @param command The command.
@@ -186,11 +208,17 @@ export class LocalExecutor implements Executor {
       }
     }
     const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
-    return await spawnTree(
-      this.argv(command, options.cwd),
-      { ...options, env: { ...inherited, ...options.env } },
-      this.pidNamespace,
-    );
+    const launch = await this.launch(command, options.cwd);
+    try {
+      return await spawnTree(
+        launch.argv,
+        { ...options, env: { ...inherited, ...options.env } },
+        this.pidNamespace,
+        launch.input,
+      );
+    } finally {
+      await launch.done?.();
+    }
   }
 
   /**

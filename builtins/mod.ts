@@ -24,6 +24,7 @@ export type { ProtectedDecision, ProtectedPath } from "./protected_paths.ts";
 export type {
   Executor,
   FileStat,
+  Launch,
   LocalExecutorOptions,
   RunOptions,
   RunResult,
@@ -35,8 +36,10 @@ export {
   createSandboxExecutor,
   DEFAULT_HIDDEN_PATHS,
   hiddenPathList,
+  launcherArgv,
   MASKED_RUNTIME_DIRS,
   SANDBOX_MODES,
+  sandboxFilter,
   SandboxUnavailableError,
 } from "./sandbox.ts";
 export type {
@@ -44,6 +47,7 @@ export type {
   BwrapProfile,
   CreateExecutorOptions,
   HiddenPath,
+  ProtectedMounts,
   SandboxLevel,
   SandboxMode,
 } from "./sandbox.ts";

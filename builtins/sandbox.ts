@@ -20,29 +20,40 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeRunError } from "./_fs_errors.ts";
-import { isInside } from "./_paths.ts";
-import { type Executor, LocalExecutor, type LocalExecutorOptions } from "./executor.ts";
-import type { ProtectedPaths } from "./protected_paths.ts";
+import {
+  type Executor,
+  type Launch,
+  LocalExecutor,
+  type LocalExecutorOptions,
+} from "./executor.ts";
 import {
   bwrapArgs,
   type BwrapProfile,
   DEFAULT_HIDDEN_PATHS,
   type HiddenPath,
   hiddenPathList,
+  launcherArgv,
   MASKED_RUNTIME_DIRS,
   PROC_MASKED,
   PROC_READ_ONLY,
+  type ProtectedMounts,
+  sandboxFilter,
 } from "./bwrap_args.ts";
+import { ProtectedPaths } from "./protected_paths.ts";
+import { envValue, resolveProfile } from "./_sandbox_profile.ts";
+import { protectForSpawn } from "./_protected_mounts.ts";
 
 export {
   bwrapArgs,
   DEFAULT_HIDDEN_PATHS,
   hiddenPathList,
+  launcherArgv,
   MASKED_RUNTIME_DIRS,
   PROC_MASKED,
   PROC_READ_ONLY,
+  sandboxFilter,
 };
-export type { BwrapProfile, HiddenPath };
+export type { BwrapProfile, HiddenPath, ProtectedMounts };
 
 /** A sandbox level, named as in Codex. */
 export type SandboxLevel = "read-only" | "workspace-write" | "danger-full-access";
@@ -77,6 +88,20 @@ export interface BwrapExecutorOptions extends LocalExecutorOptions {
   readonly home?: string;
   /** The user's runtime folder (host sockets), masked like `/run`. @default {$XDG_RUNTIME_DIR} */
   readonly runtimeDir?: string;
+  /** Where dsh's user config folder (`dsh/`, hidden) lives. @default {$XDG_CONFIG_HOME, else ~/.config} */
+  readonly configHome?: string;
+  /** Where dsh's user state folder (`dsh/`, hidden) lives. @default {$XDG_STATE_HOME, else ~/.local/state} */
+  readonly stateHome?: string;
+  /**
+   * The files the agent trusts or executes, bound read-only in every spawn (read again each
+   * time: plugins change it on reload). @default {new ProtectedPaths([workspace, ...writableRoots])}
+   */
+  readonly protectedPaths?: ProtectedPaths;
+  /**
+   * Let commands create Unix sockets (and so connect to any host socket in a readable folder,
+   * such as a Docker socket in a home folder). `AF_VSOCK` stays denied. @default {false}
+   */
+  readonly allowUnixSockets?: boolean;
 }
 
 /** Runs every command inside bubblewrap; create it with {@linkcode createSandboxExecutor}. */
@@ -89,6 +114,10 @@ export class BwrapExecutor extends LocalExecutor {
   readonly bwrap: string;
   /** The profile (filled in by {@linkcode createSandboxExecutor}'s probe). */
   profile: BwrapProfile;
+  /** The protected paths, read at every spawn. */
+  readonly protectedPaths: ProtectedPaths;
+  /** Whether commands may create Unix sockets. */
+  readonly allowUnixSockets: boolean;
 
   /**
    * Creates the executor without probing bwrap (use {@linkcode createSandboxExecutor}).
@@ -109,106 +138,59 @@ export class BwrapExecutor extends LocalExecutor {
     this.workspace = options.workspace;
     this.bwrap = options.bwrap ?? "bwrap";
     this.profile = profile ?? { level: options.level ?? "workspace-write" };
+    this.allowUnixSockets = options.allowUnixSockets ?? false;
+    this.protectedPaths = options.protectedPaths ??
+      new ProtectedPaths([options.workspace, ...(options.writableRoots ?? [])]);
   }
 
   /**
-   * The argv: bwrap, its profile, then the shell.
+   * The argv: the launcher (with the seccomp filter), bwrap, its profile, then the shell.
    *
    * @param command The user's command.
    * @param cwd The working directory.
+   * @param protect The protected paths' mounts. @default {none}
    * @returns The argv.
    */
-  override argv(command: string, cwd: string | undefined): string[] {
-    return [
+  override argv(command: string, cwd: string | undefined, protect?: ProtectedMounts): string[] {
+    const profile = protect === undefined ? this.profile : { ...this.profile, protect };
+    const argv = [
       this.bwrap,
-      ...bwrapArgs(this.workspace, cwd, this.profile),
+      ...bwrapArgs(this.workspace, cwd, profile),
       ...super.argv(command, cwd),
     ];
+    return profile.seccomp ? launcherArgv(argv) : argv;
+  }
+
+  /**
+   * Reads the protected paths from the host and holds the placeholders of missing ones until the
+   * run ends.
+   *
+   * @param command The user's command.
+   * @param cwd The working directory.
+   * @returns The launch.
+   */
+  override async launch(command: string, cwd: string | undefined): Promise<Launch> {
+    const input = this.profile.seccomp ? sandboxFilter(this.allowUnixSockets) : undefined;
+    if (this.profile.level === "read-only") {
+      return { argv: this.argv(command, cwd), ...(input ? { input } : {}) };
+    }
+    const roots = [this.workspace, ...(this.profile.writableRoots ?? [])];
+    const { mounts, release } = await protectForSpawn(
+      this.protectedPaths.list().map((entry) => entry.path),
+      await existing(roots),
+    );
+    return { argv: this.argv(command, cwd, mounts), ...(input ? { input } : {}), done: release };
   }
 }
 
-function envValue(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined;
+/** The roots that exist as folders (bwrap skips the others: `--bind-try`). */
+async function existing(roots: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const root of new Set(roots)) {
+    const info = await Deno.stat(root).catch(() => undefined);
+    if (info?.isDirectory) out.push(root);
   }
-}
-
-/**
- * Classifies paths on the host with a shell (the agent's Deno profile may not stat them).
- * A symlinked runtime dir (`/var/run -> /run`) counts as missing: its target is masked itself.
- */
-async function classify(paths: readonly string[]): Promise<("dir" | "file" | "link" | "none")[]> {
-  if (paths.length === 0) return [];
-  const script =
-    'for p in "$@"; do if [ -L "$p" ]; then echo link; elif [ -d "$p" ]; then echo dir; elif [ -e "$p" ]; then echo file; else echo none; fi; done';
-  const output = await new Deno.Command("bash", {
-    args: ["-c", script, "classify", ...paths],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-    clearEnv: true,
-    env: { PATH: "/usr/bin:/bin" },
-  }).output();
-  const kinds = new TextDecoder().decode(output.stdout).trim().split("\n");
-  return paths.map((_, i) => (kinds[i] ?? "none") as "dir" | "file" | "link" | "none");
-}
-
-async function resolveProfile(options: BwrapExecutorOptions): Promise<BwrapProfile> {
-  const home = options.home ?? envValue("HOME");
-  const expand = (p: string) =>
-    p === "~"
-      ? home
-      : p.startsWith("~/")
-      ? (home === undefined ? undefined : home + p.slice(1))
-      : p;
-  const wanted = (options.hiddenPaths ?? DEFAULT_HIDDEN_PATHS).map(expand).filter((
-    p,
-  ): p is string => p !== undefined && p.startsWith("/"));
-  const roots = [options.workspace, ...(options.writableRoots ?? [])];
-  // A hidden folder that holds a workspace root would hide the workspace: the user chose it.
-  const hideable = wanted.filter((p) => !roots.some((root) => isInside(root, p)));
-  const runtime = options.runtimeDir ?? envValue("XDG_RUNTIME_DIR");
-  const maskCandidates = [...MASKED_RUNTIME_DIRS];
-  if (runtime?.startsWith("/") && !MASKED_RUNTIME_DIRS.some((d) => isInside(runtime, d))) {
-    maskCandidates.push(runtime);
-  }
-  const procKinds = await classify([...PROC_READ_ONLY, ...PROC_MASKED]);
-  const procReadOnly = PROC_READ_ONLY.filter((_, i) => procKinds[i] !== "none");
-  const procMasked: HiddenPath[] = [];
-  PROC_MASKED.forEach((path, i) => {
-    const kind = procKinds[PROC_READ_ONLY.length + i];
-    if (kind === "dir" || kind === "file") procMasked.push({ path, kind });
-  });
-  const kinds = await classify([...maskCandidates, ...hideable]);
-  const masked = maskCandidates.filter((_, i) => kinds[i] === "dir");
-  const hidden: HiddenPath[] = [];
-  hideable.forEach((path, i) => {
-    const kind = kinds[maskCandidates.length + i];
-    if (kind === "dir" || kind === "link") hidden.push({ path, kind: "dir" });
-    else if (kind === "file") hidden.push({ path, kind: "file" });
-  });
-  // A symlink to a file would take a tmpfs: probe it again through the link.
-  const links = hidden.filter((h) =>
-    kinds[maskCandidates.length + hideable.indexOf(h.path)] === "link"
-  );
-  if (links.length > 0) {
-    const through = await classify(links.map((h) => `${h.path}/.`));
-    links.forEach((link, i) => {
-      const index = hidden.indexOf(link);
-      if (through[i] !== "dir") hidden[index] = { path: link.path, kind: "file" };
-    });
-  }
-  return {
-    level: options.level ?? "workspace-write",
-    writableRoots: options.writableRoots ?? [],
-    masked,
-    hidden,
-    userns: true,
-    procReadOnly,
-    procMasked,
-  };
+  return out;
 }
 
 async function probe(
@@ -216,17 +198,39 @@ async function probe(
   profile: BwrapProfile,
 ): Promise<{ ok: true } | { ok: false; reason: string; error?: unknown }> {
   let output: Deno.CommandOutput;
+  const argv = [executor.bwrap, ...bwrapArgs(executor.workspace, undefined, profile), "true"];
+  const launched = profile.seccomp ? launcherArgv(argv) : argv;
   try {
-    output = await new Deno.Command(executor.bwrap, {
-      args: [...bwrapArgs(executor.workspace, undefined, profile), "true"],
+    // Directly first: a missing or forbidden bwrap is named as such, not as the launcher's 127.
+    await new Deno.Command(executor.bwrap, {
+      args: ["--version"],
       stdin: "null",
       stdout: "null",
-      stderr: "piped",
+      stderr: "null",
       clearEnv: true,
       env: { PATH: envValue("PATH") ?? "/usr/bin:/bin" },
     }).output();
   } catch (error) {
     return { ok: false, reason: describeRunError(executor.bwrap, "", error).message, error };
+  }
+  try {
+    const child = new Deno.Command(launched[0]!, {
+      args: launched.slice(1),
+      stdin: profile.seccomp ? "piped" : "null",
+      stdout: "null",
+      stderr: "piped",
+      clearEnv: true,
+      env: { PATH: envValue("PATH") ?? "/usr/bin:/bin" },
+    }).spawn();
+    if (profile.seccomp) {
+      const writer = child.stdin.getWriter();
+      await writer.write(sandboxFilter(executor.allowUnixSockets)).then(() => writer.close()).catch(
+        () => {},
+      );
+    }
+    output = await child.output();
+  } catch (error) {
+    return { ok: false, reason: describeRunError(launched[0]!, "", error).message, error };
   }
   if (output.success) return { ok: true };
   const stderr = new TextDecoder().decode(output.stderr).trim().slice(0, 200);
@@ -339,8 +343,10 @@ export interface CreateExecutorOptions extends LocalExecutorOptions {
   readonly hiddenPaths?: readonly string[];
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;
-  /** The files the agent trusts or executes, bound read-only inside the sandbox. */
+  /** Bound read-only in the sandbox (see {@linkcode BwrapExecutorOptions.protectedPaths}). */
   readonly protectedPaths?: ProtectedPaths;
+  /** See {@linkcode BwrapExecutorOptions.allowUnixSockets}. @default {false} */
+  readonly allowUnixSockets?: boolean;
 }
 
 /**

@@ -6,8 +6,11 @@
  * The rules, in order:
  * 1. `inherit` picks the starting set: `"all"` (the default), `"core"` ({@linkcode CORE_ENV_VARS})
  *    or `"none"`.
- * 2. Names that look like secrets ({@linkcode SECRET_NAME_PARTS}, case-insensitive substrings) are
- *    dropped from that set.
+ * 2. Variables that look like secrets are dropped from that set: names containing
+ *    {@linkcode SECRET_NAME_PARTS} (case-insensitive substrings) or having one of
+ *    {@linkcode SECRET_NAME_WORDS} as a `_`-separated word (`GH_PAT`, `SENTRY_DSN`), and values
+ *    that carry credentials ({@linkcode looksSecretValue}: a URL with a password such as
+ *    `postgres://app:pw@db/app`, a long token as its user name, or a `password=` field).
  * 3. `include` patterns pass matching variables anyway (whatever `inherit` says, secrets included).
  * 4. `exclude` patterns drop matching variables (they win over `include`).
  * 5. `set` assigns literal values.
@@ -62,6 +65,12 @@ export const SECRET_NAME_PARTS: readonly string[] = [
   "AUTH",
 ];
 
+/**
+ * A variable with one of these as a whole `_`-separated word of its name (any case) is dropped
+ * unless `include` names it: `GH_PAT`, `PAT`, `SENTRY_DSN`, `DSN_PRIMARY` (but not `PATH`).
+ */
+export const SECRET_NAME_WORDS: readonly string[] = ["PAT", "DSN"];
+
 /** Variables no tool process ever receives, whatever the policy says. */
 export const NEVER_PASSED_ENV_VARS: readonly string[] = ["DEEPSEEK_API_KEY"];
 
@@ -97,7 +106,36 @@ function globRegExp(glob: string): RegExp {
  */
 export function looksSecret(name: string): boolean {
   const upper = name.toUpperCase();
-  return SECRET_NAME_PARTS.some((part) => upper.includes(part));
+  if (SECRET_NAME_PARTS.some((part) => upper.includes(part))) return true;
+  const words = upper.split("_");
+  return SECRET_NAME_WORDS.some((word) => words.includes(word));
+}
+
+/** `scheme://user:password@`, `scheme://:password@` (the password may be empty only with a user). */
+const URL_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]+@/i;
+/** `scheme://<token>@`: a user name of 20 or more token characters is a credential. */
+const URL_TOKEN_USER = /[a-z][a-z0-9+.-]*:\/\/[A-Za-z0-9_\-.~%]{20,}@/i;
+/** `password=…`, `pwd=…` fields of libpq, ODBC and JDBC connection strings. */
+const PASSWORD_FIELD = /(?:^|[\s;&?,])(?:password|passwd|pwd)=[^\s;&]/i;
+
+/**
+ * Whether a variable's value carries credentials: a URL with a password
+ * (`postgres://app:pw@db/app`, `redis://:pw@cache`), a URL whose user name is a long token
+ * (`https://ghp_…@github.com`), or a `password=` / `pwd=` field of a connection string.
+ *
+ * @param value The variable's value.
+ * @returns True when the value should not reach a child process.
+ *
+ * @example Usage
+ * ```ts
+ * import { looksSecretValue } from "./env_policy.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(looksSecretValue("postgres://app:hunter2@db:5432/app"), true);
+ * equal(looksSecretValue("https://example.com/path"), false);
+ * ```
+ */
+export function looksSecretValue(value: string): boolean {
+  return URL_PASSWORD.test(value) || URL_TOKEN_USER.test(value) || PASSWORD_FIELD.test(value);
 }
 
 /**
@@ -192,7 +230,8 @@ export function scrubEnv(
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(source)) {
     const inherited = inherit === "all" || (inherit === "core" && core.has(name));
-    const passed = (inherited && !looksSecret(name)) || include.some((r) => r.test(name));
+    const secret = looksSecret(name) || looksSecretValue(value);
+    const passed = (inherited && !secret) || include.some((r) => r.test(name));
     if (passed && !exclude.some((r) => r.test(name))) out[name] = value;
   }
   Object.assign(out, policy.set ?? {});

@@ -49,7 +49,15 @@ export { cleanupSpillFiles, cutMiddle, spillPolicy } from "./spill_policy.ts";
 export type { SpillCut, SpillPolicyOptions } from "./spill_policy.ts";
 export { jobsPlugin } from "./jobs_plugin.ts";
 export type { JobsPluginConfig } from "./jobs_plugin.ts";
-export { killAllTrees, ownsPidNamespace, probeContainment } from "./process_containment.ts";
+export {
+  initStatusSignal,
+  isolationPrefix,
+  killAllTrees,
+  LAUNCHER_NAME,
+  ownsPidNamespace,
+  probeContainment,
+  probeIsolation,
+} from "./process_containment.ts";
 export type { Containment, ContainmentKind } from "./process_containment.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.

@@ -57,8 +57,21 @@ const UNSHARE_USER = [
 ];
 const PDEATHSIG = ["setpriv", "--pdeathsig", "KILL", "--"];
 const INIT = ["sh", "-c", INIT_SCRIPT, "dsh-init"];
+/**
+ * Inside the namespace, before the init: no capability survives the exec (root included), so
+ * root cannot unmount the fresh `/proc` to reach the host's one underneath.
+ */
+const NO_CAPS = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"];
+
+/**
+ * The isolation's outer shell, the process its caller sees: the namespace runs as its foreground
+ * child, so a SIGTERM or SIGKILL to it ends it (a non-interactive shell does not ignore SIGTERM,
+ * unlike `unshare`), and with it the namespace (the parent-death signal).
+ */
+const OUTER = ["sh", "-c", '"$@"; exit "$?"', "dsh-isolate"];
 
 let probed: Promise<Containment> | undefined;
+let probedIsolation: Promise<Containment> | undefined;
 
 async function works(argv: readonly string[]): Promise<string | undefined> {
   try {
@@ -78,15 +91,18 @@ async function works(argv: readonly string[]): Promise<string | undefined> {
   }
 }
 
-async function probe(): Promise<Containment> {
+async function probe(isolate = false): Promise<Containment> {
   const pdeathsig = await works(PDEATHSIG) === undefined ? PDEATHSIG : [];
-  const rootFailure = await works([...pdeathsig, ...UNSHARE_ROOT]);
+  const root = isolate ? isolationPrefix(true) : [...UNSHARE_ROOT, ...INIT];
+  const user = [...UNSHARE_USER, ...INIT];
+  const outer = isolate ? [...pdeathsig, ...OUTER] : [];
+  const rootFailure = await works([...pdeathsig, ...root.slice(0, -INIT.length)]);
   if (rootFailure === undefined) {
-    return { kind: "pid-namespace", prefix: [...pdeathsig, ...UNSHARE_ROOT, ...INIT] };
+    return { kind: "pid-namespace", prefix: [...outer, ...pdeathsig, ...root] };
   }
   const userFailure = await works([...pdeathsig, ...UNSHARE_USER]);
   if (userFailure === undefined) {
-    return { kind: "user-pid-namespace", prefix: [...pdeathsig, ...UNSHARE_USER, ...INIT] };
+    return { kind: "user-pid-namespace", prefix: [...outer, ...pdeathsig, ...user] };
   }
   return {
     kind: "none",
@@ -113,6 +129,109 @@ export function probeContainment(): Promise<Containment> {
   return probed ??= probe();
 }
 
+/** Linux signal numbers, for statuses the namespace init reports as `128 + n`. */
+const SIGNALS: readonly string[] = [
+  "",
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGILL",
+  "SIGTRAP",
+  "SIGABRT",
+  "SIGBUS",
+  "SIGFPE",
+  "SIGKILL",
+  "SIGUSR1",
+  "SIGSEGV",
+  "SIGUSR2",
+  "SIGPIPE",
+  "SIGALRM",
+  "SIGTERM",
+  "SIGSTKFLT",
+  "SIGCHLD",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGTSTP",
+  "SIGTTIN",
+  "SIGTTOU",
+  "SIGURG",
+  "SIGXCPU",
+  "SIGXFSZ",
+  "SIGVTALRM",
+  "SIGPROF",
+  "SIGWINCH",
+  "SIGIO",
+  "SIGPWR",
+  "SIGSYS",
+];
+
+/**
+ * The signal a contained command died of, from the status its init (or a shell in front of it)
+ * exits with: `128 + n` for signal `n`.
+ *
+ * @param code The exit code.
+ * @returns The signal name (`"SIGTERM"`), or `undefined` for an ordinary exit code.
+ *
+ * @example Usage
+ * ```ts
+ * import { initStatusSignal } from "./process_containment.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(initStatusSignal(143), "SIGTERM");
+ * equal(initStatusSignal(1), undefined);
+ * ```
+ */
+export function initStatusSignal(code: number): string | undefined {
+  return code > 128 ? SIGNALS[code - 128] || undefined : undefined;
+}
+
+/**
+ * The namespace part of {@linkcode probeIsolation}'s prefix (without the outer shell and the
+ * parent-death signal): as root, a PID and mount namespace with a fresh `/proc` and every
+ * capability dropped; as a normal user, the same inside a user namespace of its own (whose
+ * capabilities end at the exec of the init, the uid not being 0 there).
+ *
+ * @param asRoot The root variant.
+ * @returns The argv to put in front of a command.
+ *
+ * @example Usage
+ * ```ts
+ * import { isolationPrefix } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * ok(isolationPrefix(false).includes("--user"));
+ * ```
+ */
+export function isolationPrefix(asRoot: boolean): string[] {
+  return asRoot ? [...UNSHARE_ROOT, ...NO_CAPS, ...INIT] : [...UNSHARE_USER, ...INIT];
+}
+
+/**
+ * Like {@linkcode probeContainment}, for programs that must not see the agent: the namespace
+ * gets a fresh `/proc` (no `/proc/<agent pid>/environ`), and as root every capability is dropped
+ * before the init runs, so the fresh `/proc` cannot be unmounted. The prefix starts with a shell
+ * whose pid the caller sees: a signal to it ends the whole namespace (its status is then
+ * `128 + n`, see {@linkcode initStatusSignal}). Used for MCP stdio servers.
+ *
+ * @returns The containment.
+ *
+ * @example Usage
+ * ```ts
+ * import { probeIsolation } from "./process_containment.ts";
+ * import { ok } from "node:assert/strict";
+ * const isolation = await probeIsolation();
+ * ok(["pid-namespace", "user-pid-namespace", "none"].includes(isolation.kind));
+ * ```
+ */
+export function probeIsolation(): Promise<Containment> {
+  return probedIsolation ??= probe(true);
+}
+
+/**
+ * The name (`$0`) of the launcher shell in front of a program: `sh -c SCRIPT dsh-launch
+ * PROGRAM…` (the sandbox opens its seccomp program this way). {@linkcode ownsPidNamespace} looks
+ * through it.
+ */
+export const LAUNCHER_NAME = "dsh-launch";
+
 /**
  * Whether an argv already runs its command in a PID namespace that dies with its parent
  * (bubblewrap with `--unshare-pid` or `--unshare-all`, and `--die-with-parent`), so no extra
@@ -127,9 +246,15 @@ export function probeContainment(): Promise<Containment> {
  * import { equal } from "node:assert/strict";
  * equal(ownsPidNamespace(["bwrap", "--unshare-pid", "--die-with-parent", "--", "sh"]), true);
  * equal(ownsPidNamespace(["bash", "-c", "true"]), false);
+ * // The sandbox's launcher shell in front is looked through.
+ * const bwrap = ["bwrap", "--unshare-pid", "--die-with-parent", "--", "sh"];
+ * equal(ownsPidNamespace(["sh", "-c", 'exec "$@"', "dsh-launch", ...bwrap]), true);
  * ```
  */
 export function ownsPidNamespace(argv: readonly string[]): boolean {
+  if (argv[0]?.split("/").at(-1) === "sh" && argv[1] === "-c" && argv[3] === LAUNCHER_NAME) {
+    return ownsPidNamespace(argv.slice(4));
+  }
   const program = argv[0]?.split("/").at(-1);
   if (program !== "bwrap") return false;
   const end = argv.indexOf("--");

@@ -7,6 +7,12 @@
  * environment is exactly `env` (the caller's scrubbed policy plus the server's own `env`): no
  * default set is added back behind the environment policy.
  *
+ * The server runs in its own PID namespace with a fresh `/proc` ({@linkcode probeIsolation}):
+ * neither it nor anything it starts can read `/proc/<agent pid>/environ` (the agent's key), and
+ * as root it has no capabilities to unmount that `/proc`. {@linkcode DenoStdioTransport.pid} is
+ * then the isolation's outer shell: signalling it ends the server and every descendant. Where no
+ * namespace is available (SECURITY.md), the server runs as a plain child.
+ *
  * @module
  */
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
@@ -14,7 +20,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/sdk/shared/
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-import { killProcessTree, processTree } from "../jobs/mod.ts";
+import { initStatusSignal, killProcessTree, probeIsolation, processTree } from "../jobs/mod.ts";
 import { LineSplitter } from "../core/lines.ts";
 
 /** Launch parameters (the SDK's `StdioServerParameters` fields this transport honours). */
@@ -62,6 +68,8 @@ export class DenoStdioTransport implements Transport {
   #fault: string | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
+  #isolated = false;
+  #starting = false;
 
   constructor(launch: StdioLaunch) {
     this.#launch = launch;
@@ -78,9 +86,8 @@ export class DenoStdioTransport implements Transport {
     if (this.#fault !== undefined) return this.#fault;
     const status = this.#status;
     if (status === undefined) return undefined;
-    return status.signal !== null
-      ? `was killed by ${status.signal}`
-      : `exited with code ${status.code}`;
+    const signal = status.signal ?? (this.#isolated ? initStatusSignal(status.code) : undefined);
+    return signal !== undefined ? `was killed by ${signal}` : `exited with code ${status.code}`;
   }
 
   /** The last few thousand characters the server wrote to stderr. */
@@ -93,14 +100,21 @@ export class DenoStdioTransport implements Transport {
     return this.#exited.promise;
   }
 
-  start(): Promise<void> {
-    if (this.#child !== undefined) {
-      return Promise.reject(new Error("DenoStdioTransport already started"));
+  async start(): Promise<void> {
+    if (this.#child !== undefined || this.#starting) {
+      throw new Error("DenoStdioTransport already started");
     }
+    this.#starting = true;
     const { command, args = [], env, cwd } = this.#launch;
-    // Throws NotFound / NotCapable synchronously; connect() names both.
-    const child = new Deno.Command(command, {
-      args: [...args],
+    const isolation = await probeIsolation();
+    if (isolation.kind !== "none") await assertRunnable(command, env, cwd);
+    const argv = isolation.kind === "none"
+      ? [command, ...args]
+      : [...isolation.prefix, command, ...args];
+    this.#isolated = isolation.kind !== "none";
+    // Throws NotFound / NotCapable; connect() names both.
+    const child = new Deno.Command(argv[0]!, {
+      args: argv.slice(1),
       env: { ...env },
       clearEnv: true,
       ...(cwd === undefined ? {} : { cwd }),
@@ -124,7 +138,6 @@ export class DenoStdioTransport implements Transport {
       this.#exited.resolve();
       this.#fireClose();
     });
-    return Promise.resolve();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -245,6 +258,34 @@ export class DenoStdioTransport implements Transport {
     this.onerror?.(new Error(`MCP server ${this.#fault}`));
     void this.close();
   }
+}
+
+/**
+ * What spawning `command` directly would check, before it is spawned through the isolation
+ * prefix: the agent may run it (else `NotCapable`, as Deno would throw) and it resolves through
+ * `PATH` (else `NotFound`).
+ */
+async function assertRunnable(
+  command: string,
+  env: Readonly<Record<string, string>> | undefined,
+  cwd: string | undefined,
+): Promise<void> {
+  const permission = await Deno.permissions.query({ name: "run", command });
+  if (permission.state !== "granted") {
+    throw new Deno.errors.NotCapable(
+      `Requires run access to "${command}", run again with the --allow-run flag`,
+    );
+  }
+  const found = await new Deno.Command("sh", {
+    args: ["-c", 'command -v -- "$1" >/dev/null', "dsh-which", command],
+    env: { PATH: env?.PATH ?? "/usr/bin:/bin" },
+    clearEnv: true,
+    ...(cwd === undefined ? {} : { cwd }),
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!found.success) throw new Deno.errors.NotFound(`Failed to spawn '${command}': not found`);
 }
 
 /** The JSON text of a top-level `"id"` member in the start of a JSON object, if it is there. */

@@ -17,7 +17,6 @@ import {
   SPARSE,
   unreadable,
 } from "./_lossless.ts";
-import { errorMessage } from "../core/error_message.ts";
 import { isJsonSnapshot } from "../core/json.ts";
 import { childPath, indexPath, quotePath, sortByPath, Violations } from "./_path.ts";
 import { describeExpected, describeReceived, kindOf } from "./_arg_describe.ts";

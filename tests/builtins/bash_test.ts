@@ -308,7 +308,7 @@ Deno.test({
       await rejects(fiber.ready, {
         name: "NotCapable",
         message:
-          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill", "bwrap": Deno denied it: add --allow-run=bash,setsid,ps,kill,bwrap to the deno command',
+          'Cannot load the bash tool: Deno may not run "setsid", "ps", "kill", "bwrap", "sh": Deno denied it: add --allow-run=bash,setsid,ps,kill,bwrap,sh to the deno command',
       });
       const off = root.plugin(bashPlugin, { sandbox: "off" });
       await rejects(off.ready, {

@@ -17,6 +17,7 @@ import { McpClient } from "../../mcp/client.ts";
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
 import { tempDir, waitGone, waitMarked } from "../_helpers.ts";
 import { waitForLines } from "./_fixtures.ts";
+import { runBwrap } from "./_sandbox_helpers.ts";
 
 const decoder = new TextDecoder();
 const isRoot = Deno.uid() === 0;
@@ -51,22 +52,16 @@ async function runAsNobody(
   // The profile as the agent would build it for this user: its own home's credentials hidden.
   const { profile } = await sandbox(workspace);
   const hidden = [{ path: `${home}/.ssh`, kind: "dir" as const }];
-  const output = await new Deno.Command("setpriv", {
-    args: [
-      "--reuid=65534",
-      "--regid=65534",
-      "--clear-groups",
+  return await runBwrap(
+    [
       "bwrap",
       ...bwrapArgs(workspace, workspace, { ...profile, hidden }),
       "bash",
       "-c",
       `exec 2>&1\n${script}`,
     ],
-    stdin: "null",
-    clearEnv: true,
-    env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
-  }).output();
-  return { code: output.code, out: decoder.decode(output.stdout) + decoder.decode(output.stderr) };
+    ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+  );
 }
 
 /** A shell line that connects to a Unix socket (python3, readable by any user). */
@@ -520,27 +515,24 @@ Deno.test({
     await using ws = await tempDir();
     const { profile } = await sandbox(ws.path);
     const target = `/dsh_escape_${crypto.randomUUID()}`;
-    const output = await new Deno.Command("bwrap", {
-      args: [
-        ...bwrapArgs(ws.path, ws.path, { ...profile, userns: false }),
-        "bash",
-        "-c",
-        [
-          "exec 2>&1",
-          "grep ^CapEff /proc/self/status",
-          "mount -o remount,rw / && echo remounted",
-          // A nested user namespace gets capabilities, but over locked mounts only.
-          `unshare -Urm bash -c 'mount -o remount,rw / && touch ${target} && echo nested-wrote'`,
-          "test -w /proc/sys/kernel/core_pattern && echo core-writable",
-        ].join("\n"),
-      ],
-      stdin: "null",
-      clearEnv: true,
-      env: { PATH: "/usr/local/bin:/usr/bin:/bin" },
-    }).output();
-    const out = decoder.decode(output.stdout);
+    const { out } = await runBwrap([
+      "bwrap",
+      ...bwrapArgs(ws.path, ws.path, { ...profile, userns: false }),
+      "bash",
+      "-c",
+      [
+        "exec 2>&1",
+        "grep ^CapEff /proc/self/status",
+        "mount -o remount,rw / && echo remounted",
+        // A nested user namespace gets capabilities, but over locked mounts only.
+        `unshare -Urm bash -c 'mount -o remount,rw / && touch ${target} && echo nested-wrote'`,
+        "test -w /proc/sys/kernel/core_pattern && echo core-writable",
+        `python3 -c 'import socket; socket.socket(socket.AF_UNIX); print("unix-created")'`,
+      ].join("\n"),
+    ]);
     match(out, /CapEff:\s+0000000000000000/);
-    ok(!/remounted|nested-wrote|writable/.test(out), out);
+    ok(!/remounted|nested-wrote|writable|unix-created/.test(out), out);
+    match(out, /Operation not permitted/);
     equal(await Deno.stat(target).then(() => true, () => false), false);
   },
 });

@@ -3,6 +3,7 @@ import {
   checkEnvPolicy,
   childEnv,
   looksSecret,
+  looksSecretValue,
   scrubEnv,
   setEnvPolicy,
 } from "../../core/env_policy.ts";
@@ -68,6 +69,61 @@ Deno.test("looksSecret() matches KEY, SECRET, TOKEN, PASSWORD, CREDENTIAL in any
     equal(looksSecret(name), true, name);
   }
   for (const name of ["PATH", "HOME", "LANG", "TERM"]) equal(looksSecret(name), false, name);
+});
+
+Deno.test("looksSecret() matches PAT and DSN as whole words (GH_PAT, SENTRY_DSN), not inside PATH", () => {
+  for (
+    const name of ["GH_PAT", "PAT", "gitlab_pat", "PAT_GITHUB", "SENTRY_DSN", "DSN", "db_dsn_main"]
+  ) {
+    equal(looksSecret(name), true, name);
+  }
+  for (const name of ["PATH", "MANPATH", "PATCH_LEVEL", "DSNAME", "PYTHONPATH"]) {
+    equal(looksSecret(name), false, name);
+  }
+});
+
+Deno.test("looksSecretValue() flags URLs with passwords or token users and password= fields", () => {
+  for (
+    const value of [
+      "postgres://app:hunter2@db.internal:5432/app",
+      "mysql://root:pw@127.0.0.1/db",
+      "redis://:s3cret@cache:6379/0",
+      "amqp://guest:guest@rabbit/",
+      "https://user:p%40ss@registry.example.com/simple",
+      "https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r.git",
+      "host=db user=app password=hunter2 dbname=app",
+      "Server=db;Database=app;Uid=sa;Pwd=hunter2;",
+      "jdbc:postgresql://db/app?user=app&password=hunter2",
+      "before https://a:b@c.example after",
+    ]
+  ) equal(looksSecretValue(value), true, value);
+  for (
+    const value of [
+      "https://example.com/path?x=1",
+      "ssh://git@github.com/o/r.git",
+      "http://[::1]:8080/health",
+      "http://localhost:3000/a@b",
+      "/usr/local/bin:/usr/bin",
+      "user@example.com",
+      "password",
+    ]
+  ) equal(looksSecretValue(value), false, value);
+});
+
+Deno.test("scrubEnv() drops credential URLs and *_PAT / *_DSN names unless included", () => {
+  const source = {
+    DATABASE_URL: "postgres://app:hunter2@db/app",
+    REDIS_URL: "redis://cache:6379",
+    PIP_EXTRA_INDEX_URL: "https://u:pw@pypi.example/simple",
+    GH_PAT: "github_pat_1",
+    SENTRY_DSN: "https://abc@o1.ingest.sentry.io/2",
+    PATH: "/bin",
+  };
+  deepEqual(scrubEnv(source), { REDIS_URL: "redis://cache:6379", PATH: "/bin" });
+  deepEqual(scrubEnv(source, { inherit: "none", include: ["DATABASE_URL", "GH_PAT"] }), {
+    DATABASE_URL: "postgres://app:hunter2@db/app",
+    GH_PAT: "github_pat_1",
+  });
 });
 
 Deno.test("checkEnvPolicy() names the bad key and value", () => {
