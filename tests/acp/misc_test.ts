@@ -116,9 +116,7 @@ Deno.test("agentCommand() runs main.ts under the derived profile in the workspac
   const home = (name: string) => name === "HOME" ? dir.path : undefined;
   const untrusted = await agentCommand(dir.path, [], home);
   ok(
-    untrusted.args.some((a) =>
-      a.startsWith("--allow-write=") && a.includes("/dsh/sessions/")
-    ),
+    untrusted.args.some((a) => a.startsWith("--allow-write=") && a.includes("/dsh/sessions/")),
   );
   ok(!untrusted.args.some((a) => a.startsWith("--allow-write=") && a.includes(`${dir.path}/logs`)));
   await trustFolder(dir.path, dir.path);
