@@ -2,7 +2,7 @@
  * Embedding dsh as a library: build a harness, register the builtin tools and the echo example,
  * and run one scripted turn with the MockAdapter (no network, no API key).
  *
- *     deno run --allow-read --allow-write --allow-run=bash,setsid,ps,kill,unshare,setpriv,bwrap examples/embed.ts
+ *     deno run --allow-read --allow-write --allow-run=bash,setsid,ps,kill,unshare,setpriv,bwrap,sh examples/embed.ts
  *
  * @module
  */
