@@ -15,6 +15,7 @@ import { assertRunPermissions } from "../core/permission_hint.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
+import { checkRange } from "../tools/arg_error.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
 import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
@@ -90,12 +91,7 @@ function checkArgs(args: BashArgs, maxTimeoutMs: number): void {
       }`,
     );
   }
-  const t = args.timeout_ms;
-  if (t !== undefined && !(Number.isInteger(t) && t >= 1 && t <= maxTimeoutMs)) {
-    throw new RangeError(
-      `Cannot run bash: 'timeout_ms' must be an integer from 1 to ${maxTimeoutMs}: current value is ${t}`,
-    );
-  }
+  checkRange(args, "timeout_ms", { min: 1, max: maxTimeoutMs, integer: true });
 }
 
 /**

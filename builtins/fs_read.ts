@@ -13,6 +13,7 @@ import { HarnessError } from "../core/errors.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
+import { checkRange } from "../tools/arg_error.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import type { Executor, FileStat } from "./executor.ts";
 import type { ContentBlock } from "../tools/content.ts";
@@ -212,16 +213,9 @@ function checkArgs(args: ReadArgs): void {
   if (args.file_path === "") {
     throw new TypeError(`Cannot read: 'file_path' must be a non-empty path: current value is ""`);
   }
-  if (args.offset !== undefined && args.offset < 1) {
-    throw new RangeError(
-      `Cannot read "${args.file_path}": 'offset' must be at least 1 (lines are 1-based): current value is ${args.offset}`,
-    );
-  }
-  if (args.limit !== undefined && (args.limit < 1 || args.limit > READ_MAX_LINES)) {
-    throw new RangeError(
-      `Cannot read "${args.file_path}": 'limit' must be from 1 to ${READ_MAX_LINES}: current value is ${args.limit}`,
-    );
-  }
+  // Lines are 1-based; the same message shape as every argument error.
+  checkRange(args, "offset", { min: 1, integer: true });
+  checkRange(args, "limit", { min: 1, max: READ_MAX_LINES, integer: true });
 }
 
 /**

@@ -54,7 +54,7 @@ Deno.test("bash rejects invalid arguments with model-readable errors", async (t)
     ],
     [
       { command: "ls", timeout_ms: 0 },
-      "Error: Cannot run bash: 'timeout_ms' must be an integer from 1 to 600000: current value is 0",
+      'Error: invalid arguments: "timeout_ms": expected integer from 1 to 600000, received number 0; fix: send 1',
     ],
     [
       { command: "ls", timeout_ms: 1.5 },

@@ -71,11 +71,11 @@ Deno.test("read rejects bad arguments and unreadable targets", async (t) => {
     ],
     [
       { file_path: "/x", offset: 0 },
-      `Error: Cannot read "/x": 'offset' must be at least 1 (lines are 1-based): current value is 0`,
+      'Error: invalid arguments: "offset": expected integer >= 1, received number 0; fix: send 1',
     ],
     [
       { file_path: "/x", limit: 2001 },
-      `Error: Cannot read "/x": 'limit' must be from 1 to 2000: current value is 2001`,
+      'Error: invalid arguments: "limit": expected integer from 1 to 2000, received number 2001; fix: send 2000',
     ],
     [
       { file_path: `${dir.path}/missing` },
