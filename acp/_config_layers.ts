@@ -49,7 +49,17 @@ async function readText(file: string, optional: boolean): Promise<string | undef
     }
     // The user-level file outside this process's read permission counts as absent.
     if (optional && error instanceof Deno.errors.NotCapable) return undefined;
+    // An empty folder is the sandbox's placeholder left by an agent killed mid-command.
+    if (optional && isEmptyDir(file)) return undefined;
     throw error;
+  }
+}
+
+function isEmptyDir(path: string): boolean {
+  try {
+    return Deno.lstatSync(path).isDirectory && Deno.readDirSync(path).next().done === true;
+  } catch {
+    return false;
   }
 }
 

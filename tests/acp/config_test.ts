@@ -141,6 +141,14 @@ Deno.test("loadConfig() reads dsh.jsonc from the cwd or falls back to defaults",
   await rejects(() => loadConfig(dir.path, `${dir.path}/missing.jsonc`), Deno.errors.NotFound);
 });
 
+Deno.test("loadConfig() takes an empty dsh.jsonc folder (a sandbox placeholder left by a kill) as no config", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/dsh.jsonc`);
+  deepEqual(await loadConfig(dir.path), { config: DEFAULT_CONFIG });
+  await Deno.writeTextFile(`${dir.path}/dsh.jsonc/x`, "");
+  await rejects(() => loadConfig(dir.path));
+});
+
 Deno.test("parseConfig() reads the model section: deepseek-flash by default, thinking and effort", () => {
   deepEqual(DEFAULT_CONFIG.model, {
     provider: "auto",
