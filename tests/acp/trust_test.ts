@@ -109,7 +109,10 @@ interface Run {
 }
 
 /** One session with one prompt; every permission prompt is answered "allow once". */
-async function runAgent(repo: Repo, options: { script?: unknown[]; key?: boolean }): Promise<Run> {
+async function runAgent(
+  repo: Repo,
+  options: { script?: unknown[]; key?: boolean; userBaseUrl?: string },
+): Promise<Run> {
   const args = ["--sessions-dir", join(repo.home, "sessions")];
   if (options.script !== undefined) {
     const path = join(repo.home, "script.json");
@@ -130,14 +133,19 @@ async function runAgent(repo: Repo, options: { script?: unknown[]; key?: boolean
     args,
     cwd: repo.ws,
     clearEnv: true,
-    env: { ...plainEnv(repo.home), ...(options.key ? { DEEPSEEK_API_KEY: "sk-trust-test" } : {}) },
+    env: {
+      ...plainEnv(repo.home),
+      ...(options.key ? { DEEPSEEK_API_KEY: "sk-trust-test" } : {}),
+      // The user's own endpoint (their environment is trusted), so no run reaches the internet.
+      ...(options.userBaseUrl === undefined ? {} : { DEEPSEEK_BASE_URL: options.userBaseUrl }),
+    },
   });
   try {
     const a = agent.connection.agent;
     await a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await a.request("session/new", { cwd: repo.ws, mcpServers: [] });
     await a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })
-      .catch(() => {}); // the untrusted key run has no network to the default endpoint
+      .catch(() => {}); // a failed model call still leaves its evidence
   } finally {
     await agent.close();
   }
@@ -179,9 +187,11 @@ Deno.test("an untrusted repo's dsh.jsonc runs nothing and widens nothing until t
   match(untrusted.text, /not trusted/);
   match(untrusted.text, new RegExp(`agent trust ${repo.ws}`));
   match(untrusted.stderr, /WARN trust: .*dsh\.jsonc is not trusted/);
-  // With a key, the untrusted endpoint never sees it or the conversation.
-  await runAgent(repo, { key: true });
+  // With a key, the untrusted endpoint never sees it or the conversation; the user's does.
+  await using user = loopbackModel();
+  await runAgent(repo, { key: true, userBaseUrl: user.baseUrl });
   equal(model.seen.length, 0);
+  ok(user.seen.length > 0, "the user's endpoint got no request");
 
   // 2. The user trusts the folder: everything applies.
   const granted = await trustFolder(repo.ws, repo.home);
