@@ -21,7 +21,8 @@ import type { ToolExecution } from "../tools/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
 import { EarlyInitialize } from "./_early_initialize.ts";
-import { chooseModel, loadTools, readStartup, type Startup } from "./_agent_setup.ts";
+// Evaluated after `initialize` is answered: the config, sessions and agent modules weigh.
+import type { Startup } from "./_agent_setup.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
@@ -203,6 +204,7 @@ export async function main(args: readonly string[]): Promise<number> {
   let startup: Startup | undefined;
   if (startupError === undefined) {
     try {
+      const { readStartup } = await import("./_agent_setup.ts");
       startup = await readStartup(Deno.cwd(), options);
     } catch (error) {
       startupError = error;
@@ -232,6 +234,7 @@ async function serve(
     import("./server.ts"),
   ]);
   const deepSeek = startup.scripted === undefined && usesDeepSeek(config, apiKey);
+  const { chooseModel, loadTools } = await import("./_agent_setup.ts");
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);

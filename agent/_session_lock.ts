@@ -13,6 +13,16 @@ import { HarnessError } from "../core/errors.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { processStartTime } from "../core/process_table.ts";
 
+// This process's start time never changes: read once (without /proc it costs a `ps` spawn).
+let ownStart: Promise<number | undefined> | undefined;
+function ownStartTime(): Promise<number | undefined> {
+  ownStart ??= processStartTime(Deno.pid).catch((error) => {
+    ownStart = undefined;
+    throw error;
+  });
+  return ownStart;
+}
+
 interface LockRecord {
   readonly pid: number;
   readonly startTime: number | null;
@@ -41,7 +51,7 @@ export async function acquireSessionLock(
   const path = `${logPath}.lock`;
   const mine: LockRecord = {
     pid: Deno.pid,
-    startTime: (await processStartTime(Deno.pid)) ?? null,
+    startTime: (await ownStartTime()) ?? null,
     token: crypto.randomUUID(),
   };
   const temp = `${path}.${mine.token}.tmp`;
