@@ -111,6 +111,8 @@ export class SessionLog {
   /** The lines of an in-memory log (header first); `undefined` for a file log. */
   #lines: string[] | undefined;
   #open = true;
+  /** Bytes written since the last fsync (a sync or close with none skips the fsync). */
+  #unsynced = false;
   #seq: number;
   #syncEveryEvent: boolean;
   #buffer = new Uint8Array(4096);
@@ -164,7 +166,7 @@ export class SessionLog {
     const log = new SessionLog(path, header, file, 0, syncEveryEvent, lock, signer);
     log.#writeLine(JSON.stringify(header));
     log.#checkpoint();
-    file.syncDataSync();
+    // No fsync here: the first turn end (or the close) makes the header durable with the turn.
     return log;
   }
 
@@ -344,7 +346,9 @@ export class SessionLog {
   sync(): void {
     if (this.#file === undefined) return;
     this.#checkpoint();
+    if (!this.#unsynced) return;
     this.#file.syncDataSync();
+    this.#unsynced = false;
   }
 
   /** Syncs and closes the file and removes its lock. Idempotent. */
@@ -354,7 +358,7 @@ export class SessionLog {
     if (file === undefined) return;
     try {
       this.#checkpoint();
-      file.syncDataSync();
+      if (this.#unsynced) file.syncDataSync();
     } finally {
       this.#file = undefined;
       file.close();
@@ -378,6 +382,7 @@ export class SessionLog {
     // One write call in practice; loop only because the OS may accept fewer bytes.
     let offset = 0;
     while (offset < bytes.length) offset += this.#file!.writeSync(bytes.subarray(offset));
+    this.#unsynced = true;
     const signer = this.#signer;
     if (signer === undefined) return;
     signer.update(bytes);
