@@ -151,6 +151,7 @@ function attempt(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
 async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void> {
   const { ctx, options } = loader;
   const { plugin } = slot;
+  let checked: Promise<void> | undefined;
   if (plugin.path !== undefined) {
     const text = await Deno.readTextFile(plugin.path).catch((error) => {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
@@ -159,9 +160,13 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
     if (!initial && text === slot.lastText) return; // touched, not changed
     slot.lastText = text;
     if (!initial && options.typeCheck !== false) {
-      await typeCheck(plugin.path, options.configFile);
+      // Checked while the new version loads (the next call need not wait for `deno check`);
+      // a failure puts the previous version back and is reported.
+      checked = typeCheck(plugin.path, options.configFile);
+      checked.catch(() => {});
     }
   }
+  const previous = slot.module;
   const version = ++slot.version;
   const { fiber, module } = await importVersion(ctx, slot, version);
   if (fiber.state === "failed") {
@@ -174,6 +179,13 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
   }
   slot.fiber = fiber;
   slot.module = module;
+  await checked?.catch(async (error) => {
+    await fiber.dispose();
+    slot.module = previous;
+    slot.fiber = previous === undefined ? undefined : ctx.plugin(previous);
+    await slot.fiber?.ready.catch(() => {});
+    throw error;
+  });
   warnMissingPermissions(loader, plugin, module);
   if (!initial) {
     ctx.logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
