@@ -15,6 +15,7 @@ import {
 import { jobsPlugin } from "../jobs/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
+import { LazyExecutor } from "./_lazy_bash.ts";
 import type { SafetyState } from "./_safety_config.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
@@ -39,12 +40,16 @@ export interface LoadBuiltinsOptions {
  */
 export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptions): Promise<void> {
   const { config, workspace } = options;
-  const executor = await createBashExecutor(ctx, {
-    config,
-    workspace,
-    roots: options.roots ?? [],
-    ...(options.safety === undefined ? {} : { safety: options.safety }),
-  });
+  // Probed when a session first needs bash (its first prompt), not at start-up.
+  const executor = new LazyExecutor(() =>
+    createBashExecutor(ctx, {
+      config,
+      workspace,
+      roots: options.roots ?? [],
+      ...(options.safety === undefined ? {} : { safety: options.safety }),
+    })
+  );
+  if (options.safety !== undefined) options.safety.probe = () => executor.ready();
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),

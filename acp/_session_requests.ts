@@ -217,7 +217,7 @@ export async function promptSession(
   for (const text of state.notices.splice(0)) state.notice(params.sessionId, text);
   const turn = new AbortController();
   live.turn = turn;
-  const safetyNotice = live.noticed ? undefined : state.options.notice?.();
+  const safetyNotice = live.noticed ? undefined : await state.options.notice?.();
   if (safetyNotice !== undefined) {
     live.noticed = true;
     state.sender(params.sessionId)({

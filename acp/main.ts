@@ -263,7 +263,13 @@ async function serve(
       verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
-      notice: () => safety.notice,
+      // The sandbox is probed when the first prompt needs it, not at start-up; a failed probe
+      // is said in the session (bash then fails with it, and asks first).
+      notice: () =>
+        (safety.probe?.() ?? Promise.resolve()).then(
+          () => safety.notice,
+          (error) => `Cannot prepare bash: ${errorMessage(error)}`,
+        ),
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);
