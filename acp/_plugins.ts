@@ -179,18 +179,32 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
   }
   slot.fiber = fiber;
   slot.module = module;
-  await checked?.catch(async (error) => {
-    await fiber.dispose();
-    slot.module = previous;
-    slot.fiber = previous === undefined ? undefined : ctx.plugin(previous);
-    await slot.fiber?.ready.catch(() => {});
-    throw error;
-  });
+  // Not awaited: the next save need not wait for this check either.
+  checked?.catch((error) => rollBack(loader, slot, { version, previous, fiber, error }));
   warnMissingPermissions(loader, plugin, module);
   if (!initial) {
     ctx.logger.info(`Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version})`);
     options.notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
   }
+}
+
+/** A failed type check of the loaded `version` puts `previous` back, unless a newer save won. */
+function rollBack(
+  loader: Loader,
+  slot: Slot,
+  failed: { version: number; previous: Plugin | undefined; fiber: Fiber; error: unknown },
+): void {
+  const { ctx } = loader;
+  slot.queue = slot.queue.then(async () => {
+    if (slot.version !== failed.version || ctx.fiber.state === "disposed") return;
+    await failed.fiber.dispose();
+    slot.module = failed.previous;
+    slot.fiber = failed.previous === undefined ? undefined : ctx.plugin(failed.previous);
+    await slot.fiber?.ready.catch(() => {});
+    report(loader, slot, failed.error, false);
+  }).catch((error) =>
+    ctx.logger.warn("Cannot put the previous plugin back", { error: String(error) })
+  );
 }
 
 /** Imports and applies one version of a slot's module. */

@@ -25,7 +25,12 @@ function aiModel(): MockLanguageModelV4 {
   return new MockLanguageModelV4({
     doGenerate: [
       {
-        content: [{ type: "tool-call", toolCallId: "c1", toolName: "echo", input: '{"text":"hi"}' }],
+        content: [{
+          type: "tool-call",
+          toolCallId: "c1",
+          toolName: "echo",
+          input: '{"text":"hi"}',
+        }],
         finishReason: { unified: "tool-calls", raw: "tool_calls" },
         usage,
         warnings: [],
@@ -64,7 +69,10 @@ export async function conversationRows(row: Row, n: number): Promise<void> {
   const one = async () => {
     const t0 = performance.now();
     const agent = await createAgent(ctx, {
-      adapter: new MockAdapter([toolCallResponse("c1", "echo", { text: "hi" }), textResponse("done")]),
+      adapter: new MockAdapter([
+        toolCallResponse("c1", "echo", { text: "hi" }),
+        textResponse("done"),
+      ]),
       model: "mock",
       cwd: dir,
       logDir: dir,
@@ -76,7 +84,12 @@ export async function conversationRows(row: Row, n: number): Promise<void> {
   };
   const other = async () => {
     const t0 = performance.now();
-    await generateText({ model: aiModel(), tools: aiTools, stopWhen: stepCountIs(2), prompt: "go" });
+    await generateText({
+      model: aiModel(),
+      tools: aiTools,
+      stopWhen: stepCountIs(2),
+      prompt: "go",
+    });
     ai.push(performance.now() - t0);
   };
   for (let i = 0; i < 50; i++) await Promise.all([one(), other()]); // warm-up
@@ -87,7 +100,12 @@ export async function conversationRows(row: Row, n: number): Promise<void> {
   }
   const a = median(dsh);
   const b = median(ai);
-  row("conversation: createAgent + 1 tool step, signed log", fmt(a), `generateText ${fmt(b)}`, `${(a / b).toFixed(2)}×`);
+  row(
+    "conversation: createAgent + 1 tool step, signed log",
+    fmt(a),
+    `generateText ${fmt(b)}`,
+    `${(a / b).toFixed(2)}×`,
+  );
   await ctx.fiber.dispose();
   await Deno.remove(dir, { recursive: true });
 }

@@ -6,7 +6,15 @@
  *
  * @module
  */
-import { type BenchHome, fmt, type Frame, median, ok, startAgent, until } from "./_editor_client.ts";
+import {
+  type BenchHome,
+  fmt,
+  type Frame,
+  median,
+  ok,
+  startAgent,
+  until,
+} from "./_editor_client.ts";
 
 type Row = (name: string, value: string, floor?: string, ratio?: string) => void;
 type WritePlugin = (ws: string, version?: string, extra?: string) => Promise<string>;
@@ -29,7 +37,10 @@ export async function reloadRow(
   const plugin = await writePlugin(ws, "v0");
   const answer = [{ toolCalls: [{ id: "c1", name: "probe", args: {} }] }, { text: "ok" }];
   const script = `${ws}/script.json`;
-  await Deno.writeTextFile(script, JSON.stringify(Array.from({ length: 400 }, () => answer).flat()));
+  await Deno.writeTextFile(
+    script,
+    JSON.stringify(Array.from({ length: 400 }, () => answer).flat()),
+  );
   const agent = startAgent(ws, home, { args: ["--script", script] });
   try {
     ok(await agent.request("initialize", { protocolVersion: 1 }), "initialize");
@@ -40,7 +51,10 @@ export async function reloadRow(
     const call = async (): Promise<string> => {
       const from = agent.notifications.length;
       ok(
-        await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }),
+        await agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "go" }],
+        }),
         "session/prompt",
       );
       return texts(agent.notifications.slice(from)).join("\n");
@@ -63,8 +77,13 @@ export async function reloadRow(
     const from = agent.notifications.length;
     const t0 = performance.now();
     await writePlugin(ws, `v${rounds}`, 'const n: number = "not a number";\nvoid n;');
-    await until("the type error notice", () =>
-      texts(agent.notifications.slice(from)).find((t) => /deno check failed[\s\S]*TS2322/.test(t)));
+    await until(
+      "the type error notice",
+      () =>
+        texts(agent.notifications.slice(from)).find((t) =>
+          /deno check failed[\s\S]*TS2322/.test(t)
+        ),
+    );
     row("save with a type error → the session is told", fmt(performance.now() - t0), "reported");
   } finally {
     await agent.close();

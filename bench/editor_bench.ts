@@ -16,8 +16,8 @@
  */
 import {
   agentPid,
-  benchHome,
   type BenchHome,
+  benchHome,
   denoDir,
   fmt,
   median,
@@ -55,9 +55,11 @@ async function startTimes(
 ): Promise<{ init: number; first: number }> {
   const ws = await Deno.makeTempDir({ prefix: "dsh_editor_ws_" });
   const t0 = performance.now();
-  const agent = command === undefined ? startAgent(ws, home, entry ? { entry } : {}) : (await import(
-    "./_editor_client.ts"
-  )).rawAgent(command.command, command.args, { cwd: ws, env: { ...home.env, INIT_CWD: ws } });
+  const agent = command === undefined
+    ? startAgent(ws, home, entry ? { entry } : {})
+    : (await import(
+      "./_editor_client.ts"
+    )).rawAgent(command.command, command.args, { cwd: ws, env: { ...home.env, INIT_CWD: ws } });
   ok(await agent.request("initialize", { protocolVersion: 1 }), "initialize");
   const init = performance.now() - t0;
   ok(await agent.request("session/new", { cwd: ws, mcpServers: [] }), "session/new");
@@ -165,7 +167,11 @@ async function sessionRows(home: BenchHome, plugin: boolean): Promise<void> {
     for (const frame of all) ok(frame, "concurrent session/new");
     row("100 concurrent session/new", fmt(ms), "target 2 s");
     const rss = pid === undefined ? NaN : rssMb(pid);
-    row("agent RSS holding 121 idle sessions", `${rss.toFixed(0)} MB`, `21 open: ${before.toFixed(0)} MB`);
+    row(
+      "agent RSS holding 121 idle sessions",
+      `${rss.toFixed(0)} MB`,
+      `21 open: ${before.toFixed(0)} MB`,
+    );
   }
   await agent.close();
 }
@@ -188,7 +194,14 @@ export async function writePlugin(ws: string, version = "v1", extra = ""): Promi
 
 async function dispatchRow(): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["bench", "-A", "--json", "--filter", "/floor|dsh: ctx/", `${ROOT}/bench/dispatch_bench.ts`],
+    args: [
+      "bench",
+      "-A",
+      "--json",
+      "--filter",
+      "/floor|dsh: ctx/",
+      `${ROOT}/bench/dispatch_bench.ts`,
+    ],
     stdout: "piped",
     stderr: "null",
   }).output();
@@ -199,7 +212,12 @@ async function dispatchRow(): Promise<void> {
     report.benches.find((b) => b.name.startsWith(prefix))?.results[0]?.ok?.avg ?? NaN;
   const floor = avg("floor");
   const dsh = avg("dsh: ctx");
-  row("per-call dispatch (ctx.tools.execute)", fmt(dsh / 1e6), `floor2 ${fmt(floor / 1e6)}`, `${(dsh / floor).toFixed(2)}×`);
+  row(
+    "per-call dispatch (ctx.tools.execute)",
+    fmt(dsh / 1e6),
+    `floor2 ${fmt(floor / 1e6)}`,
+    `${(dsh / floor).toFixed(2)}×`,
+  );
 }
 
 if (import.meta.main) {
