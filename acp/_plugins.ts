@@ -60,7 +60,11 @@ function isDirectory(path: string): boolean {
   }
 }
 
-async function typeCheck(path: string, configFile: string | undefined): Promise<void> {
+async function typeCheck(
+  path: string,
+  configFile: string | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!/\.(m?ts|tsx)$/.test(path)) return;
   let output: Deno.CommandOutput;
   try {
@@ -72,13 +76,16 @@ async function typeCheck(path: string, configFile: string | undefined): Promise<
         path,
       ],
       env: { NO_COLOR: "1" },
+      ...(signal === undefined ? {} : { signal }),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).output();
   } catch {
-    return; // No deno to run: the import below still catches syntax errors.
+    // No deno to run (the import still catches syntax errors), or a newer save superseded it.
+    return;
   }
+  if (signal?.aborted) return;
   if (output.success) return;
   const text = new TextDecoder().decode(output.stderr).trim();
   throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
@@ -114,7 +121,10 @@ export function loadConfigPlugins(ctx: Context, options: ConfigPluginsOptions): 
     ready,
     async [Symbol.asyncDispose]() {
       watcher?.close();
-      for (const slot of slots) clearTimeout(slot.timer);
+      for (const slot of slots) {
+        clearTimeout(slot.timer);
+        checks.get(slot)?.abort();
+      }
       await Promise.all(slots.map((s) => s.queue));
     },
   };
@@ -162,7 +172,10 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
     if (!initial && options.typeCheck !== false) {
       // Checked while the new version loads (the next call need not wait for `deno check`);
       // a failure puts the previous version back and is reported.
-      checked = typeCheck(plugin.path, options.configFile);
+      checks.get(slot)?.abort(); // the check of an older save is moot
+      const check = new AbortController();
+      checks.set(slot, check);
+      checked = typeCheck(plugin.path, options.configFile, check.signal);
       checked.catch(() => {});
     }
   }
@@ -187,6 +200,9 @@ async function load(loader: Loader, slot: Slot, initial: boolean): Promise<void>
     options.notify(`Reloaded plugin ${JSON.stringify(plugin.specifier)}.`);
   }
 }
+
+/** The running type check of each slot's last save. */
+const checks = new WeakMap<Slot, AbortController>();
 
 /** A failed type check of the loaded `version` puts `previous` back, unless a newer save won. */
 function rollBack(

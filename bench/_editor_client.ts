@@ -131,13 +131,23 @@ function encode(frame: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(frame) + "\n");
 }
 
+/** The `agent` task's entry (launch.ts before dsh_agent.ts existed: the bench runs on both). */
+const DEFAULT_ENTRY = (() => {
+  try {
+    Deno.statSync(`${ROOT}/acp/dsh_agent.ts`);
+    return "dsh_agent.ts";
+  } catch {
+    return "launch.ts";
+  }
+})();
+
 /** Starts the agent as `deno task agent` does (the launcher, the task's flags). */
 export function startAgent(
   ws: string,
   home: BenchHome,
   options: { entry?: string; args?: readonly string[] } = {},
 ): RawAgent {
-  const entry = `${ROOT}/acp/${options.entry ?? "dsh_agent.ts"}`;
+  const entry = `${ROOT}/acp/${options.entry ?? DEFAULT_ENTRY}`;
   return rawAgent(Deno.execPath(), ["run", ...AGENT_FLAGS, entry, ...(options.args ?? [])], {
     cwd: ws,
     env: { ...home.env, INIT_CWD: ws },
