@@ -132,7 +132,7 @@ function encode(frame: unknown): Uint8Array {
 }
 
 /** The `agent` task's entry (launch.ts before dsh_agent.ts existed: the bench runs on both). */
-const DEFAULT_ENTRY = (() => {
+export const DEFAULT_ENTRY: string = (() => {
   try {
     Deno.statSync(`${ROOT}/acp/dsh_agent.ts`);
     return "dsh_agent.ts";

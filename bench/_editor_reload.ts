@@ -39,7 +39,7 @@ export async function reloadRow(
   const script = `${ws}/script.json`;
   await Deno.writeTextFile(
     script,
-    JSON.stringify(Array.from({ length: 400 }, () => answer).flat()),
+    JSON.stringify(Array.from({ length: 5000 }, () => answer).flat()),
   );
   const agent = startAgent(ws, home, { args: ["--script", script] });
   try {
@@ -68,7 +68,7 @@ export async function reloadRow(
       await Deno.rename(`${plugin}.tmp`, plugin);
       for (;;) {
         if ((await call()).includes(`v${i}`)) break;
-        await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 25));
       }
       times.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, 300)); // let the watcher settle between saves
