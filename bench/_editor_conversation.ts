@@ -15,6 +15,7 @@ import { createHarness } from "../registry/mod.ts";
 import { defineTool } from "../tools/mod.ts";
 import { fmt, median } from "./_editor_client.ts";
 
+const p10 = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 3]!;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 
 type Row = (name: string, value: string, floor?: string, ratio?: string) => void;
@@ -109,6 +110,9 @@ export async function conversationRows(row: Row, n: number): Promise<void> {
   const versus = `generateText ${fmt(b)}`;
   row("conversation: createAgent → answer (1 tool step, signed log)", fmt(a), versus, ratio(a, b));
   row("same, through dispose (the turn's fsync done)", fmt(c), versus, ratio(c, b));
+  // The disk is shared with other work: the fastest tenth shows the cost without waiting on it.
+  const [a10, b10] = [p10(dsh), p10(ai)];
+  row("conversation → answer, p10", fmt(a10), `generateText p10 ${fmt(b10)}`, ratio(a10, b10));
   await ctx.fiber.dispose();
   await Deno.remove(dir, { recursive: true });
 }

@@ -3,7 +3,8 @@
  * `agent` task's flags, a raw JSON-RPC client on its stdio, temp HOME and XDG dirs) and the
  * public API, each row with its floor measured in the same run. Prints medians and ratios; not a
  * timed test. `deno task bench:editor` (`-- --quick` for fewer rounds, `-- --npx` to also time
- * Zed's zero-setup `npx` command, which needs the npm cache or network).
+ * Zed's zero-setup `npx` command, which needs the npm cache or network, `-- --only=reload,…` for
+ * some rows: start, session/new, session/new with a plugin, reload, conversation, dispatch).
  *
  * Rows: spawn → `initialize` (dsh-agent, the old launch.ts entry, an installed `dsh-agent`
  * command, npx) vs an empty `deno run`; spawn → first `session/new`; `session/new` p50 with no
@@ -242,7 +243,9 @@ if (import.meta.main) {
       ["conversation", () => conversationRows(row, QUICK ? 200 : 1000)],
       ["dispatch", dispatchRow],
     ];
+    const only = Deno.args.find((a) => a.startsWith("--only="))?.slice(7).split(",");
     for (const [name, run] of rows) {
+      if (only !== undefined && !only.includes(name)) continue;
       // One failing row (an older checkout, a missing tool) does not hide the others.
       await run().catch((error) => row(name, "failed", String(error).slice(0, 80)));
     }
