@@ -40,7 +40,7 @@ export interface LoadBuiltinsOptions {
  */
 export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptions): Promise<void> {
   const { config, workspace } = options;
-  // Probed when a session first needs bash (its first prompt), not at start-up.
+  // Under "auto", probed when a session first needs bash (its first prompt), not at start-up.
   const executor = new LazyExecutor(() =>
     createBashExecutor(ctx, {
       config,
@@ -50,6 +50,8 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     })
   );
   if (options.safety !== undefined) options.safety.probe = () => executor.ready();
+  // An explicit sandbox mode still fails start-up where bubblewrap cannot run (documented).
+  if (config.sandbox !== "auto") await executor.ready();
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),
