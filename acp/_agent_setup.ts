@@ -120,6 +120,8 @@ export function loadTools(
       model,
       sandbox: config.sandbox !== "auto"
         ? config.sandbox
+        : safety.bashSandboxed === undefined
+        ? "auto (probed at the first prompt)"
         : safety.bashSandboxed
         ? "workspace-write"
         : "none (bash asks)",

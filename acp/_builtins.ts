@@ -16,6 +16,7 @@ import {
 import { jobsPlugin } from "../jobs/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
+import { LazyExecutor } from "./_lazy_bash.ts";
 import type { SafetyState } from "./_safety_config.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
@@ -44,13 +45,19 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
   const { config, workspace } = options;
   const protectedPaths = options.protectedPaths ??
     new ProtectedPaths([workspace, ...options.roots ?? []]);
-  const executor = await createBashExecutor(ctx, {
-    config,
-    workspace,
-    roots: options.roots ?? [],
-    ...(options.safety === undefined ? {} : { safety: options.safety }),
-    protectedPaths,
-  });
+  // Under "auto", probed when a session first needs bash (its first prompt), not at start-up.
+  const executor = new LazyExecutor(() =>
+    createBashExecutor(ctx, {
+      config,
+      workspace,
+      roots: options.roots ?? [],
+      ...(options.safety === undefined ? {} : { safety: options.safety }),
+      protectedPaths,
+    })
+  );
+  if (options.safety !== undefined) options.safety.probe = () => executor.ready();
+  // An explicit sandbox mode still fails start-up where bubblewrap cannot run (documented).
+  if (config.sandbox !== "auto") await executor.ready();
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),

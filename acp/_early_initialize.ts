@@ -9,6 +9,12 @@ import { type InitializeRequestWire, initializeResponse } from "./initialize.ts"
 import { readFirstLine } from "./_stdin_prefix.ts";
 import { writeFrame } from "./_startup_error.ts";
 
+/**
+ * The line a launcher that answered `initialize` itself writes in its place:
+ * `{"dsh/initialized":<the request's params>}`.
+ */
+export const INITIALIZED_FRAME = "dsh/initialized";
+
 /** Stdin as the server reads it, and the `initialize` request answered early (if any). */
 export class EarlyInitialize {
   /** What the server reads: stdin, after the first line if it was taken. */
@@ -21,7 +27,13 @@ export class EarlyInitialize {
     const first = await readFirstLine(this.input);
     this.input = first.rest;
     const message = parseMessage(first.line);
-    if (message?.method === "initialize" && message.id !== undefined && isRecord(message.params)) {
+    const answered = message?.[INITIALIZED_FRAME];
+    if (isRecord(answered) && typeof answered.protocolVersion === "number") {
+      // The launcher answered it already and passes the request on (acp/dsh_agent.ts).
+      this.initialized = answered as InitializeRequestWire;
+    } else if (
+      message?.method === "initialize" && message.id !== undefined && isRecord(message.params)
+    ) {
       this.initialized = message.params as InitializeRequestWire;
       const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
       await writeFrame(JSON.stringify(response));

@@ -32,12 +32,14 @@ function lastLine(text: string): string {
  *   start-up failure).
  * @param prefix Bytes written to the agent before the editor's (the secrets line); never kept
  *   or replayed.
+ * @param stdin What the editor sends. @default {Deno.stdin.readable}
  * @returns The agent's exit code, or 1 after serving a start-up failure.
  */
 export async function relayAgent(
   child: Deno.ChildProcess,
   stopping: () => boolean,
   prefix?: Uint8Array,
+  stdin: ReadableStream<Uint8Array> = Deno.stdin.readable,
 ): Promise<number> {
   let answered = false;
   let kept: Uint8Array[] = [];
@@ -47,7 +49,7 @@ export async function relayAgent(
   if (prefix !== undefined) void toAgent.write(prefix).catch(() => {});
   // After an early failure the editor's input goes here instead (replayed from `kept`).
   const route: { fallback?: WritableStreamDefaultWriter<Uint8Array> } = {};
-  const input = Deno.stdin.readable.getReader();
+  const input = stdin.getReader();
   const pumpIn = (async () => {
     for (;;) {
       const { value, done } = await input.read();

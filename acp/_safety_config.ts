@@ -15,6 +15,8 @@ export interface SafetyState {
   bashSandboxed: boolean | undefined;
   /** Said once per session at its first prompt (bubblewrap missing under `"auto"`). */
   notice: string | undefined;
+  /** Probes the sandbox once (acp/_lazy_bash.ts); each session's first prompt awaits it. */
+  probe?: () => Promise<unknown>;
 }
 
 /** A rule of the built-in defaults (same shape as a config permission rule). */
@@ -53,7 +55,8 @@ export function defaultRules(state: SafetyState): DefaultRule[] {
     decision: "ask",
     reason: "MCP tools run outside the sandbox; allow this one once or always",
   }];
-  if (state.bashSandboxed === false) {
+  // Not probed yet (a call before any prompt awaited the probe): ask, the safe side.
+  if (state.bashSandboxed !== true) {
     rules.push({
       tool: "bash",
       decision: "ask",

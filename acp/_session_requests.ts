@@ -219,7 +219,7 @@ export async function promptSession(
   const live = openSession(state, params.sessionId);
   const turn = new AbortController();
   live.turn = turn;
-  const safetyNotice = live.noticed ? undefined : state.options.notice?.();
+  const safetyNotice = live.noticed ? undefined : await state.options.notice?.();
   if (safetyNotice !== undefined) {
     live.noticed = true;
     state.sender(params.sessionId)({

@@ -152,9 +152,21 @@ const SIGNAL_NUMBERS: Readonly<Record<string, number>> = {
  *
  * @param workspace The workspace folder.
  * @param args The agent's arguments.
+ * @param stdin What the editor sends (after an `initialize` answered early, see
+ *   `acp/dsh_agent.ts`). @default {Deno.stdin.readable}
  * @returns The exit code (`128 + n` when signal `n` ended the agent).
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { launch } from "./launch.ts";
+ * Deno.exit(await launch(Deno.cwd(), Deno.args));
+ * ```
  */
-async function launch(workspace: string, args: readonly string[]): Promise<number> {
+export async function launch(
+  workspace: string,
+  args: readonly string[],
+  stdin: ReadableStream<Uint8Array> = Deno.stdin.readable,
+): Promise<number> {
   let child: Deno.ChildProcess;
   let spawned: ReturnType<typeof agentSpawn>;
   try {
@@ -179,7 +191,7 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
   } catch (error) {
     // A bad flag or config, or no way to run Deno: tell the editor (every request fails with
     // the message), no stack.
-    await serveStartupError(error, Deno.stdin.readable);
+    await serveStartupError(error, stdin);
     return 1;
   }
   let stopping = false;
@@ -210,7 +222,7 @@ async function launch(workspace: string, args: readonly string[]): Promise<numbe
   for (const warning of spawned.warnings) {
     Deno.stderr.writeSync(new TextEncoder().encode(`[dsh] WARN launcher: ${warning}\n`));
   }
-  const code = await relayAgent(child, () => stopping, spawned.prefix);
+  const code = await relayAgent(child, () => stopping, spawned.prefix, stdin);
   const status = await child.status;
   clearInterval(watch);
   for (const remove of forward) remove();

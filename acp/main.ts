@@ -22,7 +22,8 @@ import type { ToolExecution } from "../tools/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
 import { EarlyInitialize } from "./_early_initialize.ts";
-import { chooseModel, loadTools, readStartup, type Startup } from "./_agent_setup.ts";
+// Evaluated after `initialize` is answered: the config, sessions and agent modules weigh.
+import type { Startup } from "./_agent_setup.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
@@ -206,6 +207,7 @@ export async function main(args: readonly string[]): Promise<number> {
   let startup: Startup | undefined;
   if (startupError === undefined) {
     try {
+      const { readStartup } = await import("./_agent_setup.ts");
       startup = await readStartup(Deno.cwd(), options);
     } catch (error) {
       startupError = error;
@@ -247,6 +249,7 @@ async function serve(
   // A key file is read per session, so a missing one fails session/new with its message.
   const keyed = apiKey ?? (config.model.apiKeyFile !== undefined ? "(file)" : undefined);
   const deepSeek = startup.scripted === undefined && usesDeepSeek(config, keyed);
+  const { chooseModel, loadTools } = await import("./_agent_setup.ts");
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
   // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
   setEnvPolicy(config.env);
@@ -288,9 +291,15 @@ async function serve(
       verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
-      // The trust notice and the missing-sandbox notice, once per session at its first prompt.
+      // The trust notice, and the sandbox's: it is probed when the first prompt needs it, not
+      // at start-up; a failed probe is said in the session (bash then fails with it, and asks).
       notice: () =>
-        [trustText, safety.notice].filter((t) => t !== undefined).join("\n\n") || undefined,
+        (safety.probe?.() ?? Promise.resolve()).then(
+          () => safety.notice,
+          (error) => `Cannot prepare bash: ${errorMessage(error)}`,
+        ).then((sandbox) =>
+          [trustText, sandbox].filter((t) => t !== undefined).join("\n\n") || undefined
+        ),
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);

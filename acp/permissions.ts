@@ -11,7 +11,7 @@ import type { AgentConfig } from "./config.ts";
 import { netHost } from "../core/permission_hint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
 import type { PluginPermissions } from "./plugin_permissions.ts";
-import { sessionKeyDir } from "../agent/mod.ts";
+import { sessionKeyDir } from "../agent/session_key.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {

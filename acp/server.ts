@@ -38,9 +38,9 @@ export interface AcpServerOptions {
   readonly flushMs?: number;
   /**
    * A notice said once per session, as an agent message before its first prompt's answer (for
-   * example that bubblewrap is missing). Read at each first prompt. @default {none}
+   * example that bubblewrap is missing). Read (awaited) at each first prompt. @default {none}
    */
-  readonly notice?: () => string | undefined;
+  readonly notice?: () => string | undefined | Promise<string | undefined>;
   /** The base system prompt. @default {the agent's default} */
   readonly systemPrompt?: string;
   /** Resolves once the tools are loaded; session requests wait for it. @default {Promise.resolve()} */

@@ -13,7 +13,26 @@ import { type LogSigner, verifyLog } from "./_log_mac.ts";
 import { createExclusive } from "./_safe_files.ts";
 import { LOCK_SUFFIX_BYTES } from "./_session_lock.ts";
 import { basename } from "node:path";
-import type { SessionEvent } from "./session_event.ts";
+import type { SessionEvent, SessionHeader } from "./session_event.ts";
+import type { LoadedSessionLog } from "./read_session_log.ts";
+import type { CreateSessionLogOptions, SessionLog } from "./session_log.ts";
+
+/** What {@linkcode SessionLog.open} found besides the events. */
+export interface OpenedSessionLog {
+  /** The open log. */
+  readonly log: SessionLog;
+  /** What was loaded. */
+  readonly loaded: LoadedSessionLog;
+  /** Where unverified bytes after the last signature were moved (never loaded), if any. */
+  readonly movedTail?: string;
+}
+
+/** Line 1 of a new log. */
+export function makeHeader(
+  { id, cwd, createdAt = new Date() }: CreateSessionLogOptions,
+): SessionHeader {
+  return { type: "session", version: 1, id, createdAt: createdAt.toISOString(), cwd };
+}
 
 /** What was read from an open log handle. */
 export interface ReadLog {

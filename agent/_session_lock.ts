@@ -13,6 +13,16 @@ import { HarnessError } from "../core/errors.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { processStartTime } from "../core/process_table.ts";
 
+// This process's start time never changes: read once (without /proc it costs a `ps` spawn).
+// `null` when the process table is out of reach (no `--allow-run=ps`): taking a free lock needs
+// no permission beyond the log's folder, and a `null` record only loses pid-reuse detection, so
+// a later opener errs on the side of "in use".
+let ownStart: Promise<number | null> | undefined;
+function ownStartTime(): Promise<number | null> {
+  ownStart ??= processStartTime(Deno.pid).then((time) => time ?? null, () => null);
+  return ownStart;
+}
+
 interface LockRecord {
   readonly pid: number;
   readonly startTime: number | null;
@@ -45,11 +55,12 @@ export async function acquireSessionLock(
     token: crypto.randomUUID(),
   };
   const temp = `${path}.${mine.token}.tmp`;
-  await Deno.writeTextFile(temp, JSON.stringify(mine) + "\n", { createNew: true, mode: 0o600 });
+  // Synchronous on the uncontended path: a few small calls, no trip through the thread pool each.
+  Deno.writeTextFileSync(temp, JSON.stringify(mine) + "\n", { createNew: true, mode: 0o600 });
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
-        await Deno.link(temp, path);
+        Deno.linkSync(temp, path);
         return heldLock(path, mine.token);
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
@@ -72,20 +83,9 @@ export async function acquireSessionLock(
       `session ${sessionId} is being opened by another process at the same time: its lock file "${path}" changed ${ATTEMPTS} times`,
     );
   } finally {
-    await Deno.remove(temp).catch(() => {});
-  }
-}
-
-/**
- * This process's start time, or `null` when the process table is out of reach (no
- * `--allow-run=ps`): taking a free lock needs no permission beyond the log's folder. A `null`
- * record only loses pid-reuse detection, so a later opener errs on the side of "in use".
- */
-async function ownStartTime(): Promise<number | null> {
-  try {
-    return (await processStartTime(Deno.pid)) ?? null;
-  } catch {
-    return null;
+    try {
+      Deno.removeSync(temp);
+    } catch { /* already gone */ }
   }
 }
 

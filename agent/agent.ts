@@ -280,6 +280,7 @@ export class Agent implements AgentHandle {
     this.#disposed = true;
     this.#disposal.abort(new DOMException(`agent "${this.id}" was disposed`, "AbortError"));
     await this.#running?.catch(() => {});
+    await this.#log.syncSoon();
     this.#log.close();
     this.#ctx.emit("agent/disposed", this);
   }
@@ -333,7 +334,8 @@ export class Agent implements AgentHandle {
     }
     this.#flushInjects();
     this.#append("turn/end", { turn, stopReason: result.stopReason, ...errorData(result.error) });
-    this.#log.sync();
+    // Written now; the fsync runs while the answer goes out (dispose waits for it).
+    void this.#log.syncSoon();
     return result;
   }
 

@@ -4,8 +4,9 @@
  * Flush policy: every event is serialized to one complete line and handed to the OS with a
  * synchronous write on an open append-mode file before `append()` returns, so a crash of this
  * process never loses an appended event and never leaves half a line except on power loss or a
- * full disk. `sync()` (fsync) makes the file durable against power loss; the agent calls it at
- * every turn end and on dispose, or after every event with `syncEveryEvent: true`.
+ * full disk. `sync()` (fsync) makes the file durable against power loss; the agent starts one
+ * at every turn end (`syncSoon()`, which the answer does not wait for) and waits for it on
+ * dispose, or fsyncs after every event with `syncEveryEvent: true`.
  *
  * One writer per log: `create` and `open` take a `<path>.lock` file (pid and process start
  * time) that `close()` removes. A second process, or a second open in this process, gets
@@ -25,7 +26,7 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import { type LoadedSessionLog, parseSessionLog } from "./read_session_log.ts";
+import { parseSessionLog } from "./read_session_log.ts";
 import type {
   SessionEvent,
   SessionEventData,
@@ -37,8 +38,10 @@ import type {
 import { errorMessage } from "../core/error_message.ts";
 import { acquireSessionLock, type SessionLock } from "./_session_lock.ts";
 import { CHECKPOINT_LINES, LogSigner } from "./_log_mac.ts";
+import { LogSync } from "./_log_sync.ts";
 import { checkLogDir, createExclusive, openExisting } from "./_safe_files.ts";
 import { checkFileName, firstLine, isoNow, readForResume, storedForm } from "./_open_log.ts";
+import { makeHeader, type OpenedSessionLog } from "./_open_log.ts";
 
 /** Options for {@linkcode SessionLog.create}. */
 export interface CreateSessionLogOptions {
@@ -67,21 +70,10 @@ export interface OpenSessionLogOptions {
   readonly id?: string;
 }
 
-/** What {@linkcode SessionLog.open} found besides the events. */
-export interface OpenedSessionLog {
-  /** The open log. */
-  readonly log: SessionLog;
-  /** What was loaded. */
-  readonly loaded: LoadedSessionLog;
-  /** Where unverified bytes after the last signature were moved (never loaded), if any. */
-  readonly movedTail?: string;
-}
+export type { OpenedSessionLog } from "./_open_log.ts";
 
 const ENCODER = new TextEncoder();
 
-function makeHeader({ id, cwd, createdAt = new Date() }: CreateSessionLogOptions): SessionHeader {
-  return { type: "session", version: 1, id, createdAt: createdAt.toISOString(), cwd };
-}
 const MEMORY_PATH = ":memory:";
 const RESERVED_KEYS = ["seq", "time", "type"] as const;
 
@@ -111,6 +103,7 @@ export class SessionLog {
   /** The lines of an in-memory log (header first); `undefined` for a file log. */
   #lines: string[] | undefined;
   #open = true;
+  #sync = new LogSync();
   #seq: number;
   #syncEveryEvent: boolean;
   #buffer = new Uint8Array(4096);
@@ -164,7 +157,6 @@ export class SessionLog {
     const log = new SessionLog(path, header, file, 0, syncEveryEvent, lock, signer);
     log.#writeLine(JSON.stringify(header));
     log.#checkpoint();
-    file.syncDataSync();
     return log;
   }
 
@@ -344,7 +336,13 @@ export class SessionLog {
   sync(): void {
     if (this.#file === undefined) return;
     this.#checkpoint();
-    this.#file.syncDataSync();
+    this.#sync.now(this.#file);
+  }
+
+  /** Signs what was appended and fsyncs in the background (see LogSync); settles when done. */
+  syncSoon(): Promise<void> {
+    this.#checkpoint();
+    return this.#sync.soon(this.#file);
   }
 
   /** Syncs and closes the file and removes its lock. Idempotent. */
@@ -354,7 +352,7 @@ export class SessionLog {
     if (file === undefined) return;
     try {
       this.#checkpoint();
-      file.syncDataSync();
+      this.#sync.now(file);
     } finally {
       this.#file = undefined;
       file.close();
@@ -378,6 +376,7 @@ export class SessionLog {
     // One write call in practice; loop only because the OS may accept fewer bytes.
     let offset = 0;
     while (offset < bytes.length) offset += this.#file!.writeSync(bytes.subarray(offset));
+    this.#sync.unsynced = true;
     const signer = this.#signer;
     if (signer === undefined) return;
     signer.update(bytes);

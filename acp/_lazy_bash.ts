@@ -1,0 +1,64 @@
+/**
+ * Private: the bash executor of the agent, chosen when a session first needs it. Probing the
+ * sandbox (classifying the hidden paths, a trial `bwrap` run) costs subprocesses: start-up and
+ * `session/new` no longer pay for it. The first prompt of a session waits for the probe (see
+ * `SafetyState.probe`), so the permission rules know whether bash is sandboxed before any tool
+ * runs; a command run before that waits for it too.
+ *
+ * @module
+ */
+import type { Executor, FileStat, RunOptions, RunResult } from "../builtins/executor.ts";
+
+/** An {@linkcode Executor} that creates the real one on first use. */
+export class LazyExecutor implements Executor {
+  readonly #create: () => Promise<Executor>;
+  #pending: Promise<Executor> | undefined;
+  #executor: Executor | undefined;
+
+  /** @param create Probes and returns the executor; called once (again after a failure). */
+  constructor(create: () => Promise<Executor>) {
+    this.#create = create;
+  }
+
+  /** The real executor's kind, or `"pending"` before the probe. */
+  get kind(): string {
+    return this.#executor?.kind ?? "pending";
+  }
+
+  /** Whether the probe ran (an executor was chosen). */
+  get probed(): boolean {
+    return this.#executor !== undefined;
+  }
+
+  /** Runs the probe once; a failed probe is tried again at the next call. */
+  ready(): Promise<Executor> {
+    this.#pending ??= this.#create().then((executor) => {
+      this.#executor = executor;
+      return executor;
+    }, (error) => {
+      this.#pending = undefined;
+      throw error;
+    });
+    return this.#pending;
+  }
+
+  /** Runs `command` on the real executor. */
+  async run(command: string, options?: RunOptions): Promise<RunResult> {
+    return await (await this.ready()).run(command, options);
+  }
+
+  /** Reads a file through the real executor. */
+  async readFile(path: string): Promise<Uint8Array> {
+    return await (await this.ready()).readFile(path);
+  }
+
+  /** Writes a file through the real executor. */
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    await (await this.ready()).writeFile(path, data);
+  }
+
+  /** Stats a path through the real executor. */
+  async stat(path: string): Promise<FileStat | undefined> {
+    return await (await this.ready()).stat(path);
+  }
+}
