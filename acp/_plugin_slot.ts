@@ -1,6 +1,6 @@
 /**
  * Private: one configured plugin's state, and the steps around its loads: a change on disk
- * becomes a {@linkcode PluginChange} held for the user, `deno check` runs before a reload,
+ * becomes a {@linkcode PluginChange} held for the user, `deno check` runs beside a reload,
  * declared permissions the agent lacks are reported, and a permission error of a plugin's tool
  * names the plugin's `permissions` export.
  *
@@ -63,6 +63,8 @@ export interface Slot {
   /** The change waiting for the user. */
   pending: PluginChange | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The running `deno check` of the loaded version (a newer load aborts it). */
+  check: AbortController | undefined;
   /** Names of the tools the loaded version registered. */
   tools: Set<string>;
 }
@@ -155,11 +157,16 @@ async function review(loader: Loader, slot: Slot, attempt: Attempt): Promise<voi
 }
 
 /** `deno check` of an edited `.ts` plugin; throws the first lines of its report. */
-export async function typeCheck(path: string, configFile: string | undefined): Promise<void> {
+export async function typeCheck(
+  path: string,
+  configFile: string | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!/\.(m?ts|tsx)$/.test(path)) return;
   let output: Deno.CommandOutput;
   try {
     output = await new Deno.Command(Deno.execPath(), {
+      ...(signal === undefined ? {} : { signal }),
       args: [
         "check",
         "--quiet",
@@ -174,9 +181,9 @@ export async function typeCheck(path: string, configFile: string | undefined): P
       stderr: "piped",
     }).output();
   } catch {
-    return; // No deno to run: the import still catches syntax errors.
+    return; // No deno to run (the import still catches syntax errors), or a newer load won.
   }
-  if (output.success) return;
+  if (output.success || signal?.aborted) return;
   const text = cleanDenoText(new TextDecoder().decode(output.stderr));
   throw new Error(`deno check failed:\n${text.split("\n").slice(0, 12).join("\n")}`);
 }

@@ -5,8 +5,9 @@
  * sandbox, so a change on disk (which a tool call or the sandbox may have made) is held as
  * pending: `review` shows it to the user and only `decide(true)` loads it. A running call
  * finishes on the version it started with; the next call uses the new one. A broken edit — a
- * type error (`deno check`), a syntax or import error, a missing `apply`, or an `apply` that
- * throws — keeps the previous version and is reported to the user. Every (re)load protects the
+ * type error (`deno check`, run while the new version loads: a failure rolls it back), a syntax
+ * or import error, a missing `apply`, or an `apply` that throws — keeps the previous version and
+ * is reported to the user. Every (re)load protects the
  * plugin file and its local imports (`ProtectedPaths` source `plugin:<specifier>`).
  *
  * @module
@@ -48,7 +49,7 @@ export interface ConfigPluginsOptions {
   readonly watch?: boolean;
   /** Quiet period after the last change before reviewing it, in ms. @default {100} */
   readonly debounceMs?: number;
-  /** Type-check an edited `.ts` plugin (`deno check`) before reloading it. @default {true} */
+  /** Type-check an edited `.ts` plugin (`deno check`, beside the reload; a failure rolls it back). @default {true} */
   readonly typeCheck?: boolean;
   /** The config file `deno check` and `deno info` resolve `@dsh/harness` with. @default {undefined} */
   readonly configFile?: string;
@@ -90,6 +91,7 @@ export function loadConfigPlugins(ctx: ToolsContext, options: ConfigPluginsOptio
     seen: new Map(),
     pending: undefined,
     timer: undefined,
+    check: undefined,
     tools: new Set(),
   }));
   const loader: Loader = {
@@ -112,7 +114,10 @@ export function loadConfigPlugins(ctx: ToolsContext, options: ConfigPluginsOptio
     ready,
     async [Symbol.asyncDispose]() {
       loader.watch?.close();
-      for (const slot of slots) clearTimeout(slot.timer);
+      for (const slot of slots) {
+        clearTimeout(slot.timer);
+        slot.check?.abort();
+      }
       await loader.queue;
     },
   };
@@ -189,6 +194,7 @@ async function load(
 ): Promise<void> {
   const { ctx, options } = loader;
   const { plugin } = slot;
+  let checked: Promise<void> | undefined;
   if (plugin.path !== undefined) {
     const texts = await readTexts(expected === undefined ? [plugin.path] : [...expected.keys()]);
     if (expected !== undefined && [...expected].some(([path, text]) => texts.get(path) !== text)) {
@@ -201,15 +207,16 @@ async function load(
       throw new Error(`the file ${JSON.stringify(plugin.path)} does not exist`);
     }
     if (!initial && options.typeCheck !== false) {
-      await typeCheck(plugin.path, options.configFile);
-      // Read again right before the import: what loads is what was checked and approved.
-      const again = await readTexts([...texts.keys()]);
-      if ([...texts].some(([path, text]) => again.get(path) !== text)) {
-        await reviewChange(loader, slot, attempt);
-        return;
-      }
+      // Checked while the approved text loads, so the next call does not wait for `deno check`;
+      // a failure puts the previous version back and is reported.
+      slot.check?.abort(); // an older load's check is moot
+      const check = new AbortController();
+      slot.check = check;
+      checked = typeCheck(plugin.path, options.configFile, check.signal);
+      checked.catch(() => {});
     }
   }
+  const previous = slot.module;
   const before = new Set(ctx.tools.list().map((t) => t.name));
   for (const name of slot.tools) before.delete(name);
   const { fiber, module } = await importVersion(ctx, slot, ++slot.attempts);
@@ -227,12 +234,34 @@ async function load(
   const version = ++slot.version;
   slot.tools = new Set(ctx.tools.list().map((t) => t.name).filter((name) => !before.has(name)));
   await afterLoad(loader, slot);
+  // Not awaited: a failed check rolls this version back (unless a newer load came first).
+  checked?.then(undefined, (error) => rollBack(loader, slot, { version, previous, error }));
   warnMissingPermissions(loader, plugin, module);
   if (!initial) {
     const text = `Reloaded plugin ${JSON.stringify(plugin.specifier)} (version ${version}).`;
     ctx.logger.info(text);
     options.notify(text);
   }
+}
+
+/** A failed type check of the loaded `version`: `previous` is applied again and it is reported. */
+function rollBack(
+  loader: Loader,
+  slot: Slot,
+  failed: { version: number; previous: Plugin | undefined; error: unknown },
+): void {
+  const { ctx } = loader;
+  loader.queue = loader.queue.then(async () => {
+    if (slot.version !== failed.version || ctx.fiber.state === "disposed") return;
+    await slot.fiber?.dispose();
+    slot.module = failed.previous;
+    slot.fiber = failed.previous === undefined ? undefined : ctx.plugin(failed.previous);
+    await slot.fiber?.ready.catch(() => {});
+    slot.version = failed.version - 1; // only a load that passed its check is a version
+    report(loader, slot, failed.error, false);
+  }).catch((error) =>
+    ctx.logger.warn("Cannot put the previous plugin version back", { error: String(error) })
+  );
 }
 
 /** The loaded version's files: protected, watched, and known to be in this process. */

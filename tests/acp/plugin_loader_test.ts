@@ -276,3 +276,62 @@ Deno.test("loadConfigPlugins() holds a change for review and protects the plugin
     await ctx.fiber.dispose();
   }
 });
+
+function typedSource(version: string, extra = ""): string {
+  return `export const name = "typed";
+export const inject = ["tools"];
+${extra}
+export function apply(ctx: { get(name: string): { register(tool: unknown): void } }): void {
+  ctx.get("tools").register({
+    name: "typed",
+    description: "Typed (${version})",
+    parameters: { type: "object" },
+    execute: () => Promise.resolve([{ type: "text", text: "${version}" }]),
+  });
+}
+`;
+}
+
+Deno.test("loadConfigPlugins() loads an approved edit beside its type check and rolls a type error back", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "typed.ts");
+  await Deno.writeTextFile(file, typedSource("v1"));
+  const ctx = await createHarness({ logSink: () => {} });
+  const notices: string[] = [];
+  try {
+    await using plugins = loadConfigPlugins(ctx, {
+      plugins: resolvePlugins(["./typed.ts"], dir.path),
+      notify: (text) => notices.push(text),
+      review: (change) => void change.decide(true),
+      debounceMs: 20,
+    });
+    await plugins.ready;
+    equal(ctx.tools.get("typed")?.description, "Typed (v1)");
+
+    // A type error: the edit loads (nothing waits for `deno check`), then the check's failure
+    // puts v1 back and says why.
+    await save(file, typedSource("v2", 'const n: number = "not a number";\nvoid n;'));
+    await until("the reload", () => notices.find((n) => n.startsWith("Reloaded")));
+    const failure = await until(
+      "the check",
+      () => notices.find((n) => /deno check failed/.test(n)),
+    );
+    match(failure, /keeping the previous version[\s\S]*TS2322/);
+    await until(
+      "the roll-back",
+      () => ctx.tools.get("typed")?.description === "Typed (v1)" ? true : undefined,
+    );
+
+    // A good edit loads and keeps; the rolled-back load is not counted as a version.
+    const seen = notices.length;
+    await save(file, typedSource("v3"));
+    const reloaded = await until(
+      "the good reload",
+      () => notices.slice(seen).find((n) => n.startsWith("Reloaded")),
+    );
+    match(reloaded, /\(version 2\)/);
+    equal(ctx.tools.get("typed")?.description, "Typed (v3)");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
