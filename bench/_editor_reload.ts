@@ -80,13 +80,14 @@ export async function reloadRow(
     const from = agent.notifications.length;
     const t0 = performance.now();
     await writePlugin(ws, `v${rounds}`, 'const n: number = "not a number";\nvoid n;');
-    await until(
-      "the type error notice",
-      () =>
-        texts(agent.notifications.slice(from)).find((t) =>
-          /deno check failed[\s\S]*TS2322/.test(t)
-        ),
-    );
+    // Notices reach the editor inside turns (the first one also approves the reload).
+    const told = () =>
+      texts(agent.notifications.slice(from)).find((t) => /deno check failed[\s\S]*TS2322/.test(t));
+    for (let i = 0; i < 600 && told() === undefined; i++) {
+      await call();
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await until("the type error notice", told);
     row("save with a type error → the session is told", fmt(performance.now() - t0), "reported");
   } finally {
     await agent.close();
