@@ -391,11 +391,7 @@ export async function createAgent(ctx: AgentContext, options: CreateAgentOptions
   if (options.logPath === undefined && options.logDir !== undefined) {
     await Deno.mkdir(options.logDir, { recursive: true });
   }
-  const log = await SessionLog.create(path, {
-    id: sessionId,
-    cwd: cwd!,
-    syncEveryEvent,
-    ...(options.logKey !== undefined ? { key: options.logKey } : {}),
-  });
+  const key = options.logKey !== undefined ? { key: options.logKey } : {};
+  const log = await SessionLog.create(path, { id: sessionId, cwd: cwd!, syncEveryEvent, ...key });
   return new Agent(ctx, log, options, { events: [], warnings: [] });
 }
