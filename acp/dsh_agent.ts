@@ -74,12 +74,20 @@ function answerInitialize(stdin: ReadableStream<Uint8Array>): ReadableStream<Uin
 }
 
 if (import.meta.main) {
-  if (Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
+  const trust = Deno.args[0] === "trust"; // `deno task agent trust [folder]`: the launcher's own
+  if (!trust && Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
     const text = Deno.args.some((a) => a === "-h" || a === "--help")
       ? AGENT_HELP
       : `dsh-agent ${AGENT_VERSION}\n`;
     Deno.stdout.writeSync(encoder.encode(text));
     Deno.exit(0);
+  }
+  const workspace = Deno.env.get("INIT_CWD") ?? Deno.cwd();
+  if (trust) {
+    const launcher: typeof import("./launch.ts") = await import(
+      new URL("./launch.ts", import.meta.url).href
+    );
+    Deno.exit(await launcher.trust(workspace, Deno.args.slice(1)));
   }
   // In a terminal nobody sends `initialize`: the launcher starts as it always did.
   const input = Deno.stdin.isTerminal()
@@ -90,5 +98,5 @@ if (import.meta.main) {
     new URL("./launch.ts", import.meta.url).href
   );
   const { launch } = launcher;
-  Deno.exit(await launch(Deno.env.get("INIT_CWD") ?? Deno.cwd(), Deno.args, input));
+  Deno.exit(await launch(workspace, Deno.args, input));
 }

@@ -103,7 +103,7 @@ function userConfigRead(env: (name: string) => string | undefined = Deno.env.get
  * `trust [folder]`: runs the agent's trust subcommand in a Deno whose only write is the user's
  * config folder (the launcher itself writes nothing).
  */
-async function trust(workspace: string, args: readonly string[]): Promise<number> {
+export async function trust(workspace: string, args: readonly string[]): Promise<number> {
   const [configDir] = userConfigRead();
   if (configDir === undefined) {
     Deno.stderr.writeSync(

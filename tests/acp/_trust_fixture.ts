@@ -1,10 +1,11 @@
 /**
- * Runs the real trust command (`deno task agent trust <folder>`: launch.ts under the task's
+ * Runs the real trust command (`deno task agent trust <folder>`: the task's entry under the task's
  * flags) with a fake HOME, as a user would in a terminal.
  */
 import { equal } from "node:assert/strict";
 
-const LAUNCH = new URL("../../acp/launch.ts", import.meta.url).pathname;
+// The `agent` task (deno.json): its entry and its flags.
+const AGENT = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
 
 /** The output of `trust` (stdout and stderr); fails the test unless it exits 0. */
 export async function trustFolder(
@@ -18,8 +19,8 @@ export async function trustFolder(
       "--quiet",
       "--allow-read",
       "--allow-env",
-      "--allow-run=deno",
-      LAUNCH,
+      "--allow-run=deno,bash",
+      AGENT,
       "trust",
       "--yes",
       ...extra,
