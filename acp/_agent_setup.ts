@@ -104,15 +104,18 @@ export function loadTools(
   },
 ): Promise<void> {
   const { config, base, configFile } = startup;
-  const ready = import("./_builtins.ts").then(({ loadBuiltins }) =>
-    loadBuiltins(ctx, {
+  const ready = import("./_builtins.ts").then(({ loadBuiltins, usePinnedOpen }) => {
+    // The agent binary runs one JavaScript thread: the fs tools may pin folders with the
+    // process's working directory (builtins/_pinned_open.ts).
+    usePinnedOpen(true);
+    return loadBuiltins(ctx, {
       config,
       workspace,
       roots: config.roots.map((root) => resolve(base, root)),
       safety,
       protectedPaths,
-    })
-  ).then(async () => {
+    });
+  }).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");
     await startConfigPlugins(ctx, config.plugins, base, { protectedPaths });
     if (logLevel !== "debug" && logLevel !== "info") return;

@@ -14,6 +14,8 @@ import {
   workspacePolicyPlugin,
 } from "../builtins/mod.ts";
 import { jobsPlugin } from "../jobs/mod.ts";
+
+export { usePinnedOpen } from "../builtins/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
 import { LazyExecutor } from "./_lazy_bash.ts";

@@ -22,11 +22,36 @@
  * directory is unknown, {@linkcode openPinned} returns `undefined` and the caller falls back to the
  * verify-after-open scheme of `_safe_fs.ts`.
  *
+ * The working directory belongs to the whole process, Workers included (`deno test --parallel`
+ * runs test modules as Workers of one process), and another thread sees it change. So the walk
+ * is opt-in per process ({@linkcode usePinnedOpen}): the agent binary, one JavaScript thread,
+ * turns it on; an embedder whose process runs no other thread that uses the working directory
+ * may too. Otherwise the fs tools use the verify-after-open scheme.
+ *
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeFsError, type FsOperation } from "./_fs_errors.ts";
 import type { FsTarget } from "./fs_read.ts";
+
+// Process-wide on purpose: it guards the process-wide working directory (see above).
+let pinnedOpen = false;
+
+/**
+ * Lets the fs tools of this process open files through pinned folders (the race-free walk, which
+ * uses the working directory as a folder handle for synchronous steps); off by default.
+ *
+ * @param enabled Whether no other thread of this process (a Worker) uses the working directory.
+ *
+ * @example Usage
+ * ```ts
+ * import { usePinnedOpen } from "./_pinned_open.ts";
+ * usePinnedOpen(false);
+ * ```
+ */
+export function usePinnedOpen(enabled: boolean): void {
+  pinnedOpen = enabled;
+}
 
 /** A verified open file. */
 export interface OpenedFile {
@@ -199,8 +224,8 @@ function walk(operation: FsOperation, target: FsTarget, create: boolean): Found 
  * creates the file (and its missing folders) when `create` is set.
  * @param target The resolved target.
  * @param create Create the file when nothing exists at the real path.
- * @returns The verified handle (close it), or `undefined` when no folder of the path may be
- * entered or the working directory is unknown (fall back).
+ * @returns The verified handle (close it), or `undefined` when the walk is off for this process,
+ * no folder of the path may be entered or the working directory is unknown (fall back).
  * @throws {HarnessError} `FS_CHANGED`, `NOT_FOUND`, `IS_DIRECTORY`, `NOT_A_FILE` or the
  * described OS error.
  */
@@ -209,6 +234,7 @@ export async function openPinned(
   target: FsTarget,
   create: boolean,
 ): Promise<OpenedFile | undefined> {
+  if (!pinnedOpen) return undefined;
   const found = walk(operation, target, create);
   if (found === undefined) return undefined;
   if (found.kind === "created") return found.opened;

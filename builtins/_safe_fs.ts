@@ -31,8 +31,9 @@
  *    through an unverified folder is needed). Any mismatch is `FS_CHANGED` and nothing is read or
  *    written through the handle.
  *
- * Fallback, when no folder of the path may be entered (Deno permissions) or the working directory
- * is unknown: record the identity (`dev`, `ino`) of every folder on the real path (each must be a
+ * Fallback, when the walk is off for this process (`usePinnedOpen`: only a process with one
+ * JavaScript thread, such as the agent binary, turns it on), no folder of the path may be entered
+ * (Deno permissions) or the working directory is unknown: record the identity (`dev`, `ino`) of every folder on the real path (each must be a
  * real folder), open the absolute real path, then require `FsFile.stat()` to equal
  * `Deno.lstat(real)`, every folder to be the same real folder still, and the file's lstat to
  * match once more. Those are separate lookups, so a fast enough attacker can win that race now and

@@ -15,6 +15,7 @@
  * @module
  */
 export { LocalExecutor, mergedScript } from "./executor.ts";
+export { usePinnedOpen } from "./_pinned_open.ts";
 export {
   ProtectedPaths,
   WORKSPACE_PROTECTED_NAMES,

@@ -1,28 +1,11 @@
 /**
- * The pinned open of the fs tools (builtins/_pinned_open.ts) leaves the process's working
- * directory as it was, and the verify-after-open fallback serves a file the agent may reach only
- * by its own path (no folder of it may be entered).
+ * The verify-after-open fallback of the fs tools (builtins/_safe_fs.ts) serves a file the agent
+ * may reach only by its own path (no folder of it may be entered), and it is what a process gets
+ * that did not turn the pinned walk on. The pinned walk's own tests are in `_fs_race_scenario.ts`.
  */
 import { equal, ok } from "node:assert/strict";
 import { tempDir } from "../_helpers.ts";
 import { fakeAgent, fsHarness, text } from "./_fixtures.ts";
-
-Deno.test("read and write through pinned folders leave the working directory unchanged", async () => {
-  await using dir = await tempDir();
-  const root = await Deno.realPath(dir.path);
-  await using ctx = await fsHarness();
-  const before = Deno.cwd();
-  const agent = fakeAgent(root);
-  const write = await ctx.call("write", { file_path: "a/b/c.txt", content: "x\n" }, agent);
-  equal(write.isError, false, text(write));
-  equal(Deno.cwd(), before);
-  const read = await ctx.call("read", { file_path: "a/b/c.txt" }, agent);
-  equal(text(read).split("\n")[3], "1: x");
-  equal(Deno.cwd(), before);
-  const missing = await ctx.call("read", { file_path: "a/nope/c.txt" }, agent);
-  equal(missing.error?.code, "NOT_FOUND");
-  equal(Deno.cwd(), before);
-});
 
 Deno.test("a file the agent may reach only by its own path is read and written (fallback)", async () => {
   await using dir = await tempDir();
@@ -39,4 +22,28 @@ Deno.test("a file the agent may reach only by its own path is read and written (
   ok(JSON.stringify(read).includes("1: old"), JSON.stringify(read));
   ok(JSON.stringify(write).includes("Updated file"), JSON.stringify(write));
   equal(content, "new\n");
+});
+
+Deno.test("the fs tools leave the working directory alone unless the process turned the pinned walk on", async () => {
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  await using ctx = await fsHarness();
+  const seen = new Set<string>();
+  const before = Deno.cwd();
+  // Sample the working directory while the calls run: another Worker of this process would.
+  const sampler = setInterval(() => seen.add(Deno.cwd()), 0);
+  try {
+    for (let i = 0; i < 20; i++) {
+      const write = await ctx.call(
+        "write",
+        { file_path: `a/b/${i}.txt`, content: "x\n" },
+        fakeAgent(root),
+      );
+      equal(write.isError, false, text(write));
+      seen.add(Deno.cwd());
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  equal([...seen].join(","), before);
 });
