@@ -11,7 +11,8 @@ import { tempDir } from "../_helpers.ts";
 import { fakeDeepSeek } from "../agent/_deepseek_server.ts";
 import { plainEnv } from "./_snapshot.ts";
 
-const LAUNCH = new URL("../../acp/launch.ts", import.meta.url).pathname;
+// The `agent` task's entry (deno.json), as a user's editor runs it.
+const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
 const DENO_JSON = new URL("../../deno.json", import.meta.url);
 
 /** The permission flags of `deno task agent`, read from deno.json. */
@@ -139,7 +140,7 @@ echo done > "$out/done"
     });
     equal(stopReason, "end_turn");
     const agents = pidsWith(token, "main.ts");
-    const launchers = pidsWith(token, "launch.ts");
+    const launchers = pidsWith(token, "dsh_agent.ts");
     equal(agents.length, 1, `agent pids ${agents}`);
     equal(launchers.length, 1, `launcher pids ${launchers}`);
     agentEnviron = environOf(agents[0]!);
@@ -201,7 +202,7 @@ Deno.test("descriptors the editor left open reach neither the agent nor a bash t
     const { sessionId } = await run.a.request("session/new", { cwd: ws, mcpServers: [] });
     await run.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fds" }] });
     const [agent] = pidsWith(token, "main.ts");
-    const [launcher] = pidsWith(token, "launch.ts");
+    const [launcher] = pidsWith(token, "dsh_agent.ts");
     ok(agent !== undefined && launcher !== undefined);
     agentFds = [...Deno.readDirSync(`/proc/${agent}/fd`)].flatMap((entry) => {
       try {

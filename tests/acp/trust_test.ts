@@ -13,8 +13,9 @@ import { tempDir } from "../_helpers.ts";
 import { EVERYTHING, plainEnv } from "./_snapshot.ts";
 import { trustFolder } from "./_trust_fixture.ts";
 
-const LAUNCH = new URL("../../acp/launch.ts", import.meta.url);
-const TASK_FLAGS = ["--allow-read", "--allow-env", "--allow-run=deno"];
+// The `agent` task (deno.json): its entry and its flags, as a user's editor runs it.
+const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url);
+const TASK_FLAGS = ["--allow-read", "--allow-env", "--allow-run=deno,bash"];
 const SECRET = "SECRET-SSH-KEY-0451";
 
 interface Repo {
