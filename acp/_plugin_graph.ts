@@ -41,6 +41,38 @@ export function pluginLockArgs(configFile: string | undefined): Promise<string[]
 }
 
 /**
+ * Runs `deno <command…> <path>` on a plugin file as the agent does: with the plugin graphs' own
+ * lock (a plugin's npm: imports must not land in this package's deno.lock), the config that
+ * resolves `@dsh/harness`, and no colours or backtraces in what it prints.
+ *
+ * @param command The subcommand and its flags (`["check", "--quiet"]`).
+ * @param path The plugin file.
+ * @param configFile The config `@dsh/harness` resolves with.
+ * @param signal Stops the run (a newer load made it moot).
+ * @returns The output.
+ */
+export async function denoOnPlugin(
+  command: readonly string[],
+  path: string,
+  configFile: string | undefined,
+  signal?: AbortSignal,
+): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(Deno.execPath(), {
+    args: [
+      ...command,
+      ...await pluginLockArgs(configFile),
+      ...(configFile !== undefined ? ["--config", configFile] : []),
+      path,
+    ],
+    env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
+    ...(signal === undefined ? {} : { signal }),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+/**
  * The plugin file and the local modules it imports, statically (absolute paths, the plugin
  * first). When `deno info` cannot run or fails, the plugin file alone.
  *
@@ -52,20 +84,7 @@ export async function localModules(path: string, options: GraphOptions = {}): Pr
   const { configFile } = options;
   let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "info",
-        "--json",
-        // A plugin's npm: imports must not land in this package's deno.lock.
-        ...await pluginLockArgs(configFile),
-        ...(configFile !== undefined ? ["--config", configFile] : []),
-        path,
-      ],
-      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    output = await denoOnPlugin(["info", "--json"], path, configFile);
   } catch {
     return [path];
   }

@@ -12,7 +12,7 @@ import { errorMessage } from "../core/error_message.ts";
 import type { PostExecuteDecision } from "../tools/hooks.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 import type { ToolExecution } from "../tools/mod.ts";
-import { localModules, pluginLockArgs, readTexts } from "./_plugin_graph.ts";
+import { denoOnPlugin, localModules, readTexts } from "./_plugin_graph.ts";
 import { cleanDenoText, permissionErrorText } from "./_plugin_errors.ts";
 import {
   checkPluginPermissions,
@@ -165,21 +165,7 @@ export async function typeCheck(
   if (!/\.(m?ts|tsx)$/.test(path)) return;
   let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command(Deno.execPath(), {
-      ...(signal === undefined ? {} : { signal }),
-      args: [
-        "check",
-        "--quiet",
-        // A plugin's npm: imports must not land in this package's deno.lock.
-        ...await pluginLockArgs(configFile),
-        ...(configFile !== undefined ? ["--config", configFile] : []),
-        path,
-      ],
-      env: { NO_COLOR: "1", RUST_BACKTRACE: "0" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    output = await denoOnPlugin(["check", "--quiet"], path, configFile, signal);
   } catch {
     return; // No deno to run (the import still catches syntax errors), or a newer load won.
   }
