@@ -15,7 +15,6 @@ import { initializeResponse } from "./initialize.ts";
 import { readFirstLine } from "./_stdin_prefix.ts";
 import { INITIALIZED_FRAME } from "./_early_initialize.ts";
 import { writeFrame } from "./_startup_error.ts";
-import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 
 const encoder = new TextEncoder();
 
@@ -76,6 +75,12 @@ function answerInitialize(stdin: ReadableStream<Uint8Array>): ReadableStream<Uin
 if (import.meta.main) {
   const trust = Deno.args[0] === "trust"; // `deno task agent trust [folder]`: the launcher's own
   if (!trust && Deno.args.some((a) => ["-h", "--help", "-V", "--version"].includes(a))) {
+    // Loaded only here: the help lists the config keys from the field table, a large graph.
+    // A computed specifier, so Deno does not load it with this module's graph.
+    const cli: typeof import("./_cli.ts") = await import(
+      new URL("./_cli.ts", import.meta.url).href
+    );
+    const { AGENT_HELP, AGENT_VERSION } = cli;
     const text = Deno.args.some((a) => a === "-h" || a === "--help")
       ? AGENT_HELP
       : `dsh-agent ${AGENT_VERSION}\n`;

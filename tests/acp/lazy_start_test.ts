@@ -88,3 +88,34 @@ Deno.test("deno task agent answers initialize once, and the sandbox probe waits 
   }
   equal(frames.filter((line) => line.includes('"agentCapabilities"')).length, 1);
 });
+
+Deno.test("the agent task's entry loads only the few small modules that answer initialize before the launcher", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", ENTRY.pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: { isDynamic?: boolean; code?: { specifier: string } }[];
+    }[];
+  };
+  const modules = new Map(graph.modules.map((m) => [m.specifier, m]));
+  // What loads with the entry itself: static code imports (dynamic ones load on demand).
+  const loaded = new Set<string>();
+  const todo = [graph.roots[0]!];
+  while (todo.length > 0) {
+    const specifier = todo.pop()!;
+    if (loaded.has(specifier)) continue;
+    loaded.add(specifier);
+    for (const dep of modules.get(specifier)?.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code !== undefined) todo.push(dep.code.specifier);
+    }
+  }
+  const names = [...loaded].map((s) => s.replace(/^.*\/(acp|core)\//, "$1/"));
+  ok(!names.some((n) => n.startsWith("npm:") || n.includes("node_modules")), names.join(" "));
+  ok(!names.some((n) => /_config_table|_cli|registry\//.test(n)), names.join(" "));
+  ok(names.length <= 12, `${names.length} modules: ${names.join(" ")}`);
+});
