@@ -6,7 +6,7 @@
  * @module
  */
 import { type InitializeRequestWire, initializeResponse } from "./initialize.ts";
-import { readFirstLine } from "./_stdin_prefix.ts";
+import { readFirstLine, withHead } from "./_stdin_prefix.ts";
 import { writeFrame } from "./_startup_error.ts";
 
 /**
@@ -38,7 +38,7 @@ export class EarlyInitialize {
       const response = { jsonrpc: "2.0", id: message.id, result: initializeResponse() };
       await writeFrame(JSON.stringify(response));
     } else if (first.line !== undefined) {
-      this.input = prepend(first.line + "\n", first.rest);
+      this.input = withHead(`${first.line}\n`, first.rest);
     }
   }
 }
@@ -55,21 +55,4 @@ function parseMessage(line: string | undefined): Record<string, unknown> | undef
   } catch {
     return undefined;
   }
-}
-
-function prepend(text: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = rest.getReader();
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new TextEncoder().encode(text));
-    },
-    async pull(controller) {
-      const { value, done } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
 }

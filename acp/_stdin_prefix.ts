@@ -54,9 +54,25 @@ export async function readFirstLine(
     leftover = value.subarray(index + 1);
     break;
   }
-  const rest = new ReadableStream<Uint8Array>({
+  return { line, rest: withHead(leftover, reader) };
+}
+
+/**
+ * `head`, then the rest of `reader`: a stream whose first bytes were read off, or replaced.
+ *
+ * @param head The bytes to send first (none when empty).
+ * @param rest What follows (a stream, or the reader already taken from one).
+ * @returns The stream.
+ */
+export function withHead(
+  head: Uint8Array | string,
+  rest: ReadableStream<Uint8Array> | ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const bytes = typeof head === "string" ? new TextEncoder().encode(head) : head;
+  const reader = rest instanceof ReadableStream ? rest.getReader() : rest;
+  return new ReadableStream<Uint8Array>({
     start(controller) {
-      if (leftover.length > 0) controller.enqueue(leftover);
+      if (bytes.length > 0) controller.enqueue(bytes);
     },
     async pull(controller) {
       const { value, done } = await reader.read();
@@ -67,7 +83,6 @@ export async function readFirstLine(
       return reader.cancel(reason);
     },
   });
-  return { line, rest };
 }
 
 /** The name of the launcher's secrets line: `{"dsh/secrets":{"DEEPSEEK_API_KEY":"…"}}`. */
@@ -123,23 +138,6 @@ export async function takeSecrets(
     const key = secrets.DEEPSEEK_API_KEY;
     return { deepSeekApiKey: typeof key === "string" ? key : fromEnv, input: first.rest };
   }
-  const rest = first.line === undefined ? first.rest : prependLine(first.line, first.rest);
+  const rest = first.line === undefined ? first.rest : withHead(`${first.line}\n`, first.rest);
   return { deepSeekApiKey: fromEnv, input: rest };
-}
-
-function prependLine(line: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const reader = rest.getReader();
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new TextEncoder().encode(line + "\n"));
-    },
-    async pull(controller) {
-      const { value, done } = await reader.read();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
 }
