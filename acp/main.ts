@@ -256,7 +256,7 @@ async function serve(
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
   const workspace = Deno.cwd();
-  const { agentProtectedPaths, protectedWriteGate } = await import("./_trust_guard.ts");
+  const { agentProtectedPaths } = await import("./_trust_guard.ts");
   const protectedPaths = agentProtectedPaths({
     roots: [workspace, ...config.roots.map((root) => resolve(startup.base, root))],
     configFile: startup.configFile,
@@ -270,7 +270,6 @@ async function serve(
   const lifetime = watchLifetime();
   let reason: StopReason = "stdin closed";
   try {
-    ctx.on("tools/pre-execute", protectedWriteGate(protectedPaths, workspace));
     ctx.on("tools/pre-execute", permissionGate(config, safety));
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.

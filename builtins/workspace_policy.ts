@@ -157,16 +157,16 @@ function createJudge(
     root: string,
   ): Verdict | undefined {
     const path = target ?? lexical;
-    if (writeTools.has(exec.name)) {
-      const entry = protectedEntry(root, target === undefined ? [lexical] : [target, lexical]);
-      if (entry !== undefined) {
-        const kind = entry.decision ?? "ask";
-        return {
-          kind,
-          reason: protectedPathReason(exec.name, path, entry.reason, kind),
-          scope: { key: `protected:${path}`, label: `${exec.name} of "${path}"` },
-        };
-      }
+    const entry = protectedEntry(root, target === undefined ? [lexical] : [target, lexical]);
+    // A write of a protected path asks (or is denied); a read only where the entry denies (the
+    // user's own folders hold the API key file and the key that signs session logs).
+    if (entry !== undefined && (writeTools.has(exec.name) || entry.decision === "deny")) {
+      const kind = entry.decision ?? "ask";
+      return {
+        kind,
+        reason: protectedPathReason(exec.name, path, entry.reason, kind),
+        scope: { key: `protected:${path}`, label: `${exec.name} of "${path}"` },
+      };
     }
     if (target !== undefined && isInside(target, root)) return undefined;
     return {

@@ -3,15 +3,17 @@
  * trust, how a grant covers a later request, the layered load (user-level config, XDG folders,
  * `--config` outside the workspace), the endpoint rule and the protected trust records.
  */
-import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
 import { join } from "node:path";
 import { gateProject, mergeConfigs, notGranted, requestDigest } from "../../acp/_trust.ts";
 import { endpointProblem, modelBaseUrl } from "../../acp/_model_endpoint.ts";
 import { DEFAULT_CONFIG, loadConfig, parseConfig } from "../../acp/config.ts";
 import { recordTrust } from "../../acp/_trust_store.ts";
-import { agentProtectedPaths, protectedWriteGate } from "../../acp/_trust_guard.ts";
+import { agentProtectedPaths } from "../../acp/_trust_guard.ts";
+import { fsPlugin, workspacePolicyPlugin } from "../../builtins/mod.ts";
+import { createHarness } from "../../registry/mod.ts";
+import { fakeAgent } from "../builtins/_fixtures.ts";
 import { userConfigDir, userStateDir } from "../../core/user_dirs.ts";
-import type { ToolExecution } from "../../tools/mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 const WIDE = {
@@ -179,22 +181,44 @@ Deno.test("loadConfig() layers the user-level config under an untrusted project,
   await rejects(loadConfig(ws, undefined, { env }), /xdg\/dsh\/dsh\.jsonc.*"sandbox" must be/);
 });
 
-Deno.test("the fs tools may not write the trust records or the state folder, links resolved", async () => {
+Deno.test("the fs tools may not read or write the user's dsh folders, links resolved", async () => {
   await using dir = await tempDir();
   const ws = join(dir.path, "ws");
-  await Deno.mkdir(ws);
+  await Deno.mkdir(join(ws, "src"), { recursive: true });
   const env = (name: string) => ({ HOME: dir.path })[name];
   const paths = agentProtectedPaths({ roots: [ws], configFile: join(ws, "dsh.jsonc"), env });
-  const gate = protectedWriteGate(paths, ws);
   await Deno.mkdir(join(dir.path, ".config", "dsh"), { recursive: true });
+  await Deno.writeTextFile(join(dir.path, ".config", "dsh", "deepseek.key"), "sk-secret\n");
   await Deno.symlink(join(dir.path, ".config"), join(ws, "cfg"));
-  const call = (name: string, file_path: string) =>
-    gate({ kind: "allow" }, { name, arguments: { file_path } } as unknown as ToolExecution);
-  equal(call("write", join(dir.path, ".config/dsh/trusted.json"))?.kind, "deny");
-  equal(call("edit", "cfg/dsh/dsh.jsonc")?.kind, "deny");
-  equal(call("write", join(dir.path, ".local/state/dsh/x.jsonl"))?.kind, "deny");
-  equal(call("write", "src/a.ts"), undefined);
-  equal(call("read", join(dir.path, ".config/dsh/deepseek.key"))?.kind, "deny");
-  equal(call("read", "src/a.ts"), undefined);
-  equal(paths.find(join(ws, "dsh.jsonc"))?.decision, undefined); // asks (fs tools), not denied
+  // The agent's fs tools and workspace policy, as loadBuiltins composes them.
+  const ctx = await createHarness({ logSink: () => {} });
+  await ctx.plugin(fsPlugin).ready;
+  await ctx.plugin(workspacePolicyPlugin, { protectedPaths: paths }).ready;
+  let n = 0;
+  const call = (name: string, args: Record<string, string>) =>
+    ctx.tools.execute({ callId: `c${++n}`, name, arguments: args, agent: fakeAgent(ws) });
+  try {
+    for (
+      const [name, args] of [
+        ["write", { file_path: join(dir.path, ".config/dsh/trusted.json"), content: "{}" }],
+        ["edit", { file_path: "cfg/dsh/dsh.jsonc", old_string: "a", new_string: "b" }],
+        ["write", { file_path: join(dir.path, ".local/state/dsh/x.jsonl"), content: "{}" }],
+        ["read", { file_path: join(dir.path, ".config/dsh/deepseek.key") }],
+        ["read", { file_path: "cfg/dsh/deepseek.key" }],
+      ] as const
+    ) {
+      const outcome = await call(name, args);
+      equal(outcome.error?.code, "DENIED", `${name} ${args.file_path}`);
+      match(JSON.stringify(outcome.content), /is denied: the user's dsh (config|state)/);
+    }
+    equal((await call("write", { file_path: "src/a.ts", content: "x\n" })).isError, false);
+    equal((await call("read", { file_path: "src/a.ts" })).isError, false);
+    equal(
+      await Deno.stat(join(dir.path, ".config/dsh/trusted.json")).catch(() => undefined),
+      undefined,
+    );
+    equal(paths.find(join(ws, "dsh.jsonc"))?.decision, undefined); // asks (fs tools), not denied
+  } finally {
+    await ctx.fiber.dispose();
+  }
 });

@@ -173,7 +173,7 @@ Deno.test("an untrusted repo's dsh.jsonc runs nothing and widens nothing until t
   ok(!untrusted.all.includes(SECRET), "the sandbox showed ~/.ssh");
   equal(await exists(join(repo.other, "x.txt")), false, "bash wrote the untrusted root");
   equal(await exists(repo.trustFile), false, "a tool wrote the trust records");
-  match(untrusted.all, /may not change .*trusted\.json.*trust records/);
+  match(untrusted.all, /write of .*trusted\.json.* is denied: .*trust records/);
   for (
     const asked of [
       /runs plugin \.\/tools\/mark\.ts/,

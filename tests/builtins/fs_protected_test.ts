@@ -136,6 +136,13 @@ Deno.test("a deny entry denies without asking; the defaults apply when no instan
   );
   deepEqual(s.asked, []);
   equal(await read(`${s.root}/keys/trust.json`), undefined);
+  // A deny entry denies reads too (it holds keys); other protected paths are read freely.
+  await Deno.mkdir(`${s.root}/keys`);
+  await Deno.writeTextFile(`${s.root}/keys/api.key`, "sk-secret\n");
+  const key = await s.ctx.call("read", { file_path: "keys/api.key" }, s.agent);
+  equal(key.error?.code, "DENIED");
+  equal(text(key), `Error: read of "${s.root}/keys/api.key" is denied: the user's trust records`);
+  deepEqual(s.asked, []);
   // The instance has no defaults, but the workspace root's own are always checked.
   const config = await s.ctx.call("write", { file_path: "dsh.jsonc", content: "{}" }, s.agent);
   equal(config.error?.code, "DENIED");
