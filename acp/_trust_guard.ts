@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
+import type { ConfigTrust } from "./config.ts";
 import { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { userConfigDir, userStateDir } from "../core/user_dirs.ts";
 
@@ -20,6 +21,19 @@ export interface AgentProtectedOptions {
   readonly configFile?: string | undefined;
   /** Reads the environment (`HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`). @default {Deno.env.get} */
   readonly env?: (name: string) => string | undefined;
+  /**
+   * The project config's trust: the local plugin files it asks to run are protected even before
+   * the folder is trusted, so nothing a tool writes now runs once the user trusts it.
+   */
+  readonly trust?: ConfigTrust | undefined;
+}
+
+/** The local plugin files a project config asks for (`plugin:<specifier>` items). */
+function askedPluginFiles(trust: ConfigTrust): string[] {
+  return trust.asked.flatMap(({ key }) => {
+    const specifier = key.startsWith("plugin:") ? key.slice("plugin:".length) : "";
+    return /^\.{0,2}\//.test(specifier) ? [resolve(dirname(trust.file), specifier)] : [];
+  });
 }
 
 function tryDir(dir: () => string): string | undefined {
@@ -36,6 +50,15 @@ export function agentProtectedPaths(options: AgentProtectedOptions): ProtectedPa
   const paths = new ProtectedPaths(options.roots);
   if (options.configFile !== undefined) {
     paths.set("config", [{ path: resolve(options.configFile), reason: "the agent's config" }]);
+  }
+  if (options.trust !== undefined) {
+    paths.set(
+      "asked-plugins",
+      askedPluginFiles(options.trust).map((path) => ({
+        path,
+        reason: "a plugin file this folder's config asks to run in the agent",
+      })),
+    );
   }
   const config = tryDir(() => userConfigDir(env));
   const state = tryDir(() => userStateDir(env));

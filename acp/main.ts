@@ -260,6 +260,7 @@ async function serve(
   const protectedPaths = agentProtectedPaths({
     roots: [workspace, ...config.roots.map((root) => resolve(startup.base, root))],
     configFile: startup.configFile,
+    trust: startup.trust,
   });
   const { trustNotice, trustStderrLine } = await import("./_trust_cli.ts");
   const trustText = trustNotice(startup.trust);

@@ -222,3 +222,20 @@ Deno.test("the fs tools may not read or write the user's dsh folders, links reso
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("an untrusted config's local plugin files are protected before the folder is trusted", async () => {
+  await using dir = await tempDir();
+  const ws = join(dir.path, "ws");
+  await Deno.mkdir(join(ws, "tools"), { recursive: true });
+  await Deno.writeTextFile(join(ws, "tools", "p.ts"), "export function apply() {}\n");
+  await Deno.writeTextFile(
+    join(ws, "dsh.jsonc"),
+    JSON.stringify({ plugins: ["./tools/p.ts", "npm:some-plugin@1"] }),
+  );
+  const env = (name: string) => ({ HOME: dir.path })[name];
+  const { trust } = await loadConfig(ws, undefined, { env });
+  ok(trust !== undefined && trust.missing.length > 0, "the folder is not trusted");
+  const paths = agentProtectedPaths({ roots: [ws], configFile: trust.file, env, trust });
+  match(paths.find(join(ws, "tools", "p.ts"))?.reason ?? "", /plugin file this folder's config/);
+  equal(paths.find(join(ws, "tools", "other.ts")), undefined);
+});
