@@ -6,7 +6,8 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import { type Executor, LocalExecutor } from "../builtins/executor.ts";
+import type { Executor } from "../builtins/executor.ts";
+import { LocalExecutor } from "../builtins/local_executor.ts";
 import { createExecutor, hiddenPathList, SandboxUnavailableError } from "../builtins/sandbox.ts";
 import type { AgentConfig } from "./config.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";

@@ -7,7 +7,16 @@
  *
  * @module
  */
-import type { Executor, FileStat, RunOptions, RunResult } from "../builtins/executor.ts";
+import type {
+  DirEntry,
+  ExecChild,
+  Executor,
+  ExecutorRecord,
+  FileStat,
+  RunOptions,
+  RunResult,
+  SpawnOptions,
+} from "../builtins/executor.ts";
 
 /** An {@linkcode Executor} that creates the real one on first use. */
 export class LazyExecutor implements Executor {
@@ -23,6 +32,11 @@ export class LazyExecutor implements Executor {
   /** The real executor's kind, or `"pending"` before the probe. */
   get kind(): string {
     return this.#executor?.kind ?? "pending";
+  }
+
+  /** Local until probed (the agent's lazily chosen executors are all local). */
+  get hostFiles(): boolean {
+    return this.#executor?.hostFiles ?? true;
   }
 
   /** Whether the probe ran (an executor was chosen). */
@@ -60,5 +74,40 @@ export class LazyExecutor implements Executor {
   /** Stats a path through the real executor. */
   async stat(path: string): Promise<FileStat | undefined> {
     return await (await this.ready()).stat(path);
+  }
+
+  /** Spawns through the real executor. */
+  async spawn(program: string, options?: SpawnOptions): Promise<ExecChild> {
+    return await (await this.ready()).spawn(program, options);
+  }
+
+  /** Lists a directory through the real executor. */
+  async readDir(path: string): Promise<DirEntry[]> {
+    return await (await this.ready()).readDir(path);
+  }
+
+  /** Removes through the real executor. */
+  async remove(path: string, options?: { readonly recursive?: boolean }): Promise<void> {
+    await (await this.ready()).remove(path, options);
+  }
+
+  /** The local executors share one environment: returns itself. */
+  forSession(_sessionId: string): Executor {
+    return this;
+  }
+
+  /** Probes, then opens the real executor. */
+  async open(resume?: ExecutorRecord): Promise<ExecutorRecord> {
+    return await (await this.ready()).open(resume);
+  }
+
+  /** Detaches the real executor, if one was chosen. */
+  async detach(): Promise<void> {
+    await this.#executor?.detach();
+  }
+
+  /** Destroys the real executor's environment, if one was chosen. */
+  async destroy(): Promise<void> {
+    await this.#executor?.destroy();
   }
 }

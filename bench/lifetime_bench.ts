@@ -12,7 +12,7 @@
  */
 import { client } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
-import { LocalExecutor } from "../builtins/executor.ts";
+import { LocalExecutor } from "../builtins/local_executor.ts";
 import { spawnAgentProcess } from "../acp/_agent_process.ts";
 import { parseConfig } from "../acp/config.ts";
 import { permissionFlags } from "../acp/permissions.ts";

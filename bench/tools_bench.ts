@@ -8,7 +8,7 @@
  */
 import { createBashTool } from "../builtins/bash.ts";
 import { createEditTool } from "../builtins/fs_edit.ts";
-import { LocalExecutor } from "../builtins/executor.ts";
+import { LocalExecutor } from "../builtins/local_executor.ts";
 import type { ToolExecution } from "../tools/definition.ts";
 
 const TOTAL = 200_000_000;

@@ -6,7 +6,7 @@
  */
 import { describeFsError } from "./_fs_errors.ts";
 import type { Executor } from "./executor.ts";
-import { LocalExecutor } from "./executor.ts";
+import { LocalExecutor } from "./local_executor.ts";
 import { openVerified, resolveFsTarget } from "./_safe_fs.ts";
 import type { FileVersion } from "./fs_read.ts";
 

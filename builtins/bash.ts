@@ -17,7 +17,8 @@ import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import { type Executor, LocalExecutor, type RunResult } from "./executor.ts";
+import type { Executor, RunResult } from "./executor.ts";
+import { LocalExecutor } from "./local_executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
@@ -103,7 +104,7 @@ function checkArgs(args: BashArgs, maxTimeoutMs: number): void {
  * @example Usage
  * ```ts
  * import { createBashTool } from "./bash.ts";
- * import { LocalExecutor } from "./executor.ts";
+ * import { LocalExecutor } from "./local_executor.ts";
  * import { equal } from "node:assert/strict";
  * const tool = createBashTool({ executor: new LocalExecutor() });
  * equal(tool.name, "bash");

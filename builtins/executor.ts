@@ -1,17 +1,13 @@
 /**
- * The executor capability seam: builtin tools touch the system only through an {@linkcode Executor}.
- * {@linkcode LocalExecutor} runs commands with `Deno.Command` in their own process group and does
- * file I/O under the agent's Deno permissions; a sandboxed executor (see `sandbox.ts`) sits behind
- * the same interface.
+ * The executor seam: bash, the fs tools, the jobs layer and Code Mode touch the system only
+ * through an {@linkcode Executor}. The local executor (`local_executor.ts`) and the bubblewrap box
+ * (`sandbox.ts`) run on this machine; a remote executor (see `remote/`) runs the same calls in a
+ * sandbox elsewhere. One interface covers processes (spawn with streamed output, exit, tree kill),
+ * files (read, write, stat, list, remove) and the environment's lifecycle (create or reattach,
+ * detach, destroy). See docs/contracts.md §11.
  *
  * @module
  */
-import { HarnessError } from "../core/errors.ts";
-import { describeFsError } from "./_fs_errors.ts";
-import { resolvePath } from "./_paths.ts";
-import { spawnTree } from "./_spawn.ts";
-import { readVerified, writeVerified } from "./_safe_io.ts";
-import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 
 /** Options for {@linkcode Executor.run}. */
 export interface RunOptions {
@@ -70,54 +66,172 @@ export interface FileStat {
   readonly mtimeMs: number | null;
 }
 
+/** One entry of {@linkcode Executor.readDir}. */
+export interface DirEntry {
+  /** The entry's name (no slash). */
+  readonly name: string;
+  /** Regular file. */
+  readonly isFile: boolean;
+  /** Directory. */
+  readonly isDirectory: boolean;
+  /** Symbolic link (not followed). */
+  readonly isSymlink: boolean;
+}
+
+/** Options for {@linkcode Executor.spawn}. */
+export interface SpawnOptions {
+  /** Arguments after the program. @default {[]} */
+  readonly args?: readonly string[];
+  /** Working directory. @default {the executor's default} */
+  readonly cwd?: string;
+  /** Environment variables, merged over the policy-filtered inherited ones unless `clearEnv`. */
+  readonly env?: Record<string, string>;
+  /** Start from an empty environment (then only `env`). @default {false} */
+  readonly clearEnv?: boolean;
+  /** `"piped"` gives the child a writable stdin. @default {"null"} */
+  readonly stdin?: "piped" | "null";
+  /** Abort kills the child's whole process tree. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a spawned process ended. */
+export interface ExecStatus {
+  /** `code === 0`. */
+  readonly success: boolean;
+  /** Exit code (128 + n after signal n, as a shell reports it). */
+  readonly code: number;
+  /** The signal that ended it, such as `"SIGKILL"`, else `null`. */
+  readonly signal: string | null;
+}
+
+/** A process started by {@linkcode Executor.spawn}; its stdout and stderr must be read. */
+export interface ExecChild {
+  /** The process id in the executor's environment (also its process group id). */
+  readonly pid: number;
+  /** The child's stdin, when spawned with `stdin: "piped"`. */
+  readonly stdin: WritableStream<Uint8Array> | null;
+  /** The child's stdout. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** The child's stderr. */
+  readonly stderr: ReadableStream<Uint8Array>;
+  /** Resolves when the process ended. */
+  readonly status: Promise<ExecStatus>;
+  /** Kills the child's whole process group. @default {"SIGKILL"} */
+  kill(signal?: string): Promise<void>;
+}
+
+/**
+ * What a session log records so a later process can reattach to the same environment (for
+ * example `{ provider: "deno-sandbox", id: "sbx_…" }`). JSON only.
+ */
+export interface ExecutorRecord {
+  /** The provider that made it: `"local"`, `"bwrap"`, `"deno-sandbox"`, … */
+  readonly provider: string;
+  /** The remote environment's id, when there is one. */
+  readonly id?: string;
+  /** Provider-specific JSON details (region, expiry). */
+  readonly [key: string]: string | number | boolean | null | undefined;
+}
+
+/**
+ * A command started by {@linkcode Executor.startDetached}: it runs on in the executor's
+ * environment after this process exits, writing its merged output and its exit status to files
+ * there. JSON only, so a session log can hold it.
+ */
+export interface DetachedRun {
+  /** The environment it runs in. */
+  readonly environment: ExecutorRecord;
+  /** The process group id in that environment. */
+  readonly pid: number;
+  /** The file that receives stdout and stderr, merged. */
+  readonly outputPath: string;
+  /** The file that receives the exit status once the command ended. */
+  readonly exitPath: string;
+}
+
+/** What {@linkcode Executor.readDetached} saw. */
+export interface DetachedRead {
+  /** Output bytes from the cursor on (at most the requested amount). */
+  readonly bytes: Uint8Array;
+  /** Total output bytes so far. */
+  readonly total: number;
+  /** Set once the command ended. */
+  readonly exit?: { readonly exitCode: number | null; readonly signal: string | null };
+}
+
 /**
  * The capability every builtin tool goes through. Errors are HarnessErrors whose message names
- * the operation, the path and, for Deno permission denials, the missing permission.
+ * the operation, the path and, for Deno permission denials, the missing permission. Paths are
+ * the agent's paths (the workspace as the user sees it); a remote executor maps them.
  */
 export interface Executor {
-  /** `"local"`, `"bwrap"` or a custom kind. */
+  /** `"local"`, `"bwrap"`, `"deno-sandbox"` or a custom kind. */
   readonly kind: string;
+  /**
+   * True when paths are this machine's own and Deno's file APIs reach them, so the fs tools may
+   * use the race-free local handles (see `_pinned_open.ts`); false for a remote environment.
+   */
+  readonly hostFiles: boolean;
   /** Runs `command` with `bash -c` in its own process group (stderr merged into stdout). */
   run(command: string, options?: RunOptions): Promise<RunResult>;
+  /** Starts a program with piped output (Code Mode's sandbox, for example). */
+  spawn(program: string, options?: SpawnOptions): Promise<ExecChild>;
   /** Reads a whole file. */
   readFile(path: string): Promise<Uint8Array>;
   /** Creates or overwrites a file, creating missing parent directories. */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   /** Metadata, or `undefined` when nothing exists at `path`. */
   stat(path: string): Promise<FileStat | undefined>;
-}
-
-/** `path` made absolute against the process cwd and lexically normalized. */
-function absolute(path: string): string {
-  return resolvePath(path, Deno.cwd());
-}
-
-/** What one run starts (see {@linkcode LocalExecutor.launch}). */
-export interface Launch {
-  /** The argv (without the `setsid` prefix). */
-  readonly argv: string[];
-  /** Bytes written to the launcher's stdin, then closed (the command itself gets `/dev/null`). */
-  readonly input?: Uint8Array;
-  /** Called once the run's process tree is gone. */
-  readonly done?: () => Promise<void>;
-}
-
-/** Options for {@linkcode LocalExecutor}. */
-export interface LocalExecutorOptions {
-  /** The shell. @default {"bash"} */
-  readonly shell?: string;
+  /** The entries of a directory, sorted by name. */
+  readDir(path: string): Promise<DirEntry[]>;
+  /** Removes a file or an empty directory (`recursive`: a whole tree); missing is fine. */
+  remove(path: string, options?: { readonly recursive?: boolean }): Promise<void>;
   /**
-   * The environment policy for commands (see `core/env_policy.ts`).
-   * @default {the process-wide policy of setEnvPolicy}
+   * The executor of one session. A remote provider gives each session its own environment; a
+   * local executor returns itself.
    */
-  readonly envPolicy?: EnvPolicy;
+  forSession(sessionId: string): Executor;
   /**
-   * Run each command in its own PID namespace when the host allows it (see
-   * jobs/process_containment.ts), so no descendant outlives the call. `false` tracks the tree by
-   * process group and environment marker only (commands then see and may signal host processes,
-   * but a double-forked daemon with a cleared environment escapes). @default {true}
+   * Creates the environment now, or reattaches the one `resume` names (else the first call
+   * creates it). Resolves with what to record for a later reattach.
    */
-  readonly pidNamespace?: boolean;
+  open(resume?: ExecutorRecord): Promise<ExecutorRecord>;
+  /** Stops using the environment and leaves it to its timeout, reattachable by its record. */
+  detach(): Promise<void>;
+  /** Destroys the environment: every process and file in it. Local executors have nothing to destroy. */
+  destroy(): Promise<void>;
+  /**
+   * Starts `command` so that it survives this process (durable background jobs). Absent where
+   * jobs die with the agent (local: the PID namespace ends with it).
+   */
+  startDetached?(
+    command: string,
+    options: { readonly id: string; readonly cwd?: string; readonly env?: Record<string, string> },
+  ): Promise<DetachedRun>;
+  /** Reads a detached run's output from `cursor` (at most `maxBytes`) and whether it ended. */
+  readDetached?(run: DetachedRun, cursor: number, maxBytes: number): Promise<DetachedRead>;
+  /** Signals a detached run's whole process group. */
+  killDetached?(run: DetachedRun, signal: string): Promise<void>;
+}
+
+/**
+ * The executor a tool call uses: its session's own when the call has one.
+ *
+ * @param executor The tool's executor.
+ * @param sessionId The calling session (`exec.agent?.sessionId`), if any.
+ * @returns The session's executor, or `executor` itself.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { executorFor } from "./executor.ts";
+ * import { LocalExecutor } from "./local_executor.ts";
+ * import { equal } from "node:assert/strict";
+ * const local = new LocalExecutor();
+ * equal(executorFor(local, "s1"), local);
+ * ```
+ */
+export function executorFor(executor: Executor, sessionId: string | undefined): Executor {
+  return sessionId === undefined ? executor : executor.forSession(sessionId);
 }
 
 /**
@@ -126,145 +240,14 @@ export interface LocalExecutorOptions {
  *
  * @param command The user's command.
  * @returns The script.
+ *
+ * @example Usage
+ * ```ts
+ * import { mergedScript } from "./executor.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(mergedScript("ls"), "exec 2>&1\nls");
+ * ```
  */
 export function mergedScript(command: string): string {
   return `exec 2>&1\n${command}`;
-}
-
-/**
- * Runs commands on the host (each in its own session and process group via `setsid`) with a
- * scrubbed environment (see `core/env_policy.ts`) and does file I/O with the Deno runtime's
- * permissions.
- *
- * @example Usage
- * ```ts ignore
- * import { LocalExecutor } from "./executor.ts";
- * import { equal } from "node:assert/strict";
- * const chunks: Uint8Array[] = [];
- * const result = await new LocalExecutor().run("echo hi; exit 3", { onOutput: (c) => void chunks.push(c) });
- * equal(result.exitCode, 3);
- * ```
- */
-export class LocalExecutor implements Executor {
-  /** `"local"`. */
-  readonly kind: string = "local";
-  /** The shell program. */
-  readonly shell: string;
-  /** The environment policy, when one was given (else the process-wide one applies). */
-  readonly envPolicy: EnvPolicy | undefined;
-  /** Whether commands run in their own PID namespace (when the host allows it). */
-  readonly pidNamespace: boolean;
-
-  /**
-   * Creates a local executor.
-   *
-   * @param options The shell and the environment policy.
-   */
-  constructor(options: LocalExecutorOptions = {}) {
-    this.shell = options.shell ?? "bash";
-    this.envPolicy = options.envPolicy;
-    this.pidNamespace = options.pidNamespace ?? true;
-  }
-
-  /**
-   * The argv that runs `command` (without the `setsid` prefix); sandboxes override it.
-   *
-   * @param command The user's command.
-   * @param _cwd The working directory.
-   * @returns The argv.
-   */
-  argv(command: string, _cwd: string | undefined): string[] {
-    return [this.shell, "-c", mergedScript(command)];
-  }
-
-  /**
-   * Prepares one run: its argv, what its launcher reads on stdin and what to undo after. Sandboxes
-   * override it to read the host's state just before the spawn.
-   *
-   * @param command The user's command.
-   * @param cwd The working directory.
-   * @returns The launch.
-   */
-  launch(command: string, cwd: string | undefined): Promise<Launch> {
-    return Promise.resolve({ argv: this.argv(command, cwd) });
-  }
-
-  /**
-   * Runs `command`; kills the whole tree on abort, timeout or when the shell exits.
-   *
-   * @param command The command.
-   * @param options Run options.
-   * @returns How it ended.
-   * @throws {HarnessError} When the process cannot be spawned (missing permission, missing program).
-   */
-  async run(command: string, options: RunOptions = {}): Promise<RunResult> {
-    if (options.cwd !== undefined) {
-      const info = await this.stat(options.cwd);
-      if (!info?.isDirectory) {
-        throw new HarnessError(
-          "NOT_FOUND",
-          `Cannot run the command: working directory "${options.cwd}" is not an existing directory`,
-        );
-      }
-    }
-    const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
-    const launch = await this.launch(command, options.cwd);
-    try {
-      return await spawnTree(
-        launch.argv,
-        { ...options, env: { ...inherited, ...options.env } },
-        this.pidNamespace,
-        launch.input,
-      );
-    } finally {
-      await launch.done?.();
-    }
-  }
-
-  /**
-   * Reads a whole file through a handle verified against its resolved path (see
-   * `_safe_fs.ts`: a folder or symlink swapped during the call fails with `FS_CHANGED`).
-   *
-   * @param path The path.
-   * @returns The bytes.
-   * @throws {HarnessError} `PERMISSION_DENIED`, `NOT_FOUND`, `FS_CHANGED` or `FS_ERROR`.
-   */
-  async readFile(path: string): Promise<Uint8Array> {
-    return await readVerified(absolute(path));
-  }
-
-  /**
-   * Creates or overwrites a file, creating missing parent directories, through a handle
-   * verified against its resolved path (an existing file is rewritten in place).
-   *
-   * @param path The path.
-   * @param data The content.
-   * @throws {HarnessError} `PERMISSION_DENIED`, `IS_DIRECTORY`, `FS_CHANGED` or `FS_ERROR`.
-   */
-  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    await writeVerified(absolute(path), bytes);
-  }
-
-  /**
-   * Metadata of `path`.
-   *
-   * @param path The path.
-   * @returns The metadata, or `undefined` when nothing exists there.
-   * @throws {HarnessError} `PERMISSION_DENIED` or `FS_ERROR`.
-   */
-  async stat(path: string): Promise<FileStat | undefined> {
-    try {
-      const info = await Deno.stat(path);
-      return {
-        isFile: info.isFile,
-        isDirectory: info.isDirectory,
-        size: info.size,
-        mtimeMs: info.mtime?.getTime() ?? null,
-      };
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
-      throw describeFsError("read", path, error);
-    }
-  }
 }

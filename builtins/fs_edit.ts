@@ -143,7 +143,7 @@ function checkArgs(args: EditArgs): void {
  * @example Usage
  * ```ts
  * import { createEditTool } from "./fs_edit.ts";
- * import { LocalExecutor } from "./executor.ts";
+ * import { LocalExecutor } from "./local_executor.ts";
  * import { equal } from "node:assert/strict";
  * equal(createEditTool({ executor: new LocalExecutor() }).name, "edit");
  * ```

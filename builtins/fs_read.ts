@@ -274,7 +274,7 @@ export function reportObserved(
  * @example Usage
  * ```ts
  * import { createReadTool } from "./fs_read.ts";
- * import { LocalExecutor } from "./executor.ts";
+ * import { LocalExecutor } from "./local_executor.ts";
  * import { equal } from "node:assert/strict";
  * equal(createReadTool({ executor: new LocalExecutor() }).isConcurrencySafe?.({ file_path: "a" }), true);
  * ```

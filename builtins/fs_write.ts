@@ -137,7 +137,7 @@ export function presentWriteResult(
  * @example Usage
  * ```ts
  * import { createWriteTool } from "./fs_write.ts";
- * import { LocalExecutor } from "./executor.ts";
+ * import { LocalExecutor } from "./local_executor.ts";
  * import { equal } from "node:assert/strict";
  * equal(createWriteTool({ executor: new LocalExecutor() }).name, "write");
  * ```

@@ -14,7 +14,9 @@
  *
  * @module
  */
-export { LocalExecutor, mergedScript } from "./executor.ts";
+export { executorFor, mergedScript } from "./executor.ts";
+export { LocalExecutor } from "./local_executor.ts";
+export type { Launch, LocalExecutorOptions } from "./local_executor.ts";
 export { usePinnedOpen } from "./_pinned_open.ts";
 export {
   ProtectedPaths,
@@ -23,12 +25,17 @@ export {
 } from "./protected_paths.ts";
 export type { ProtectedDecision, ProtectedPath } from "./protected_paths.ts";
 export type {
+  DetachedRead,
+  DetachedRun,
+  DirEntry,
+  ExecChild,
+  ExecStatus,
   Executor,
+  ExecutorRecord,
   FileStat,
-  Launch,
-  LocalExecutorOptions,
   RunOptions,
   RunResult,
+  SpawnOptions,
 } from "./executor.ts";
 export {
   bwrapArgs,

@@ -18,7 +18,7 @@ import type { AroundExecution, PreExecuteDecision, ToolOutcome } from "../regist
 import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
 import type { Executor } from "./executor.ts";
-import { LocalExecutor } from "./executor.ts";
+import { LocalExecutor } from "./local_executor.ts";
 import type { FsObservation } from "./fs_read.ts";
 import { FS_OBSERVED_EVENT } from "./fs_plugin.ts";
 import { currentVersion, type FileVersion, sameVersion } from "./_fs_stream.ts";

@@ -1,7 +1,7 @@
 /** Child of fs_pinned_test.ts: reads, then overwrites, a file it may reach only by its own path. */
 import { createReadTool } from "../../builtins/fs_read.ts";
 import { createWriteTool } from "../../builtins/fs_write.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 
 const [path] = Deno.args;
 const options = { executor: new LocalExecutor() };

@@ -3,7 +3,7 @@
  * prints `{ before, peak, isError, text }` (VmRSS before the read and VmHWM after it, in KB).
  */
 import { createReadTool } from "../../builtins/fs_read.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 
 function status(field: string): number {

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bashOutputOf, bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { createHarness, type ToolsContext } from "../../registry/mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";

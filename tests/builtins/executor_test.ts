@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { HarnessError } from "../../core/errors.ts";
 import {
   markedSleep,

@@ -3,7 +3,7 @@ import { createAgent } from "../../agent/agent.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mock_adapter.ts";
 import type { SessionEvent } from "../../agent/session_event.ts";
 import { bashPlugin } from "../../builtins/bash.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { fsPlugin } from "../../builtins/fs_plugin.ts";
 import { readBeforeEditPlugin } from "../../builtins/read_before_edit.ts";
 import { createHarness } from "../../registry/mod.ts";

@@ -12,7 +12,7 @@ import {
   createSandboxExecutor,
   DEFAULT_HIDDEN_PATHS,
 } from "../../builtins/sandbox.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { McpClient } from "../../mcp/client.ts";
 import { subprocessRuntime } from "../../codemode/subprocess_runtime.ts";
 import { tempDir, waitGone, waitMarked } from "../_helpers.ts";

@@ -6,7 +6,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { createSandboxExecutor, DEFAULT_HIDDEN_PATHS } from "../../builtins/sandbox.ts";
-import type { LocalExecutor } from "../../builtins/executor.ts";
+import type { LocalExecutor } from "../../builtins/local_executor.ts";
 import { tempDir } from "../_helpers.ts";
 
 const decoder = new TextDecoder();

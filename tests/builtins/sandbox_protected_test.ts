@@ -10,7 +10,7 @@ import { bwrapArgs, createSandboxExecutor } from "../../builtins/sandbox.ts";
 import { holdPlaceholders, protectedMounts } from "../../builtins/_protected_mounts.ts";
 import { runBwrap } from "./_sandbox_helpers.ts";
 import { ProtectedPaths } from "../../builtins/protected_paths.ts";
-import type { LocalExecutor } from "../../builtins/executor.ts";
+import type { LocalExecutor } from "../../builtins/local_executor.ts";
 import { tempDir } from "../_helpers.ts";
 
 const decoder = new TextDecoder();

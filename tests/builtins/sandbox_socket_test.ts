@@ -7,7 +7,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { type BwrapExecutor, createSandboxExecutor } from "../../builtins/sandbox.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { tempDir } from "../_helpers.ts";
 
 const decoder = new TextDecoder();

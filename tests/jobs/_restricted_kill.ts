@@ -3,7 +3,7 @@
  * so Deno refuses /proc and Deno.kill): kills trees through the real code paths and prints JSON.
  * Usage: `_restricted_kill.ts <tmp dir> <mode>` where mode is "kill" or "no-ps".
  */
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { JobService } from "../../jobs/job_service.ts";
 import { killProcessTree, processStartTime, processTree } from "../../jobs/process_tree.ts";
 import { spawnDetachedTree } from "./_proc.ts";

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import { bashPlugin } from "../../builtins/bash.ts";
-import { LocalExecutor } from "../../builtins/executor.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolOutcome } from "../../tools/outcome.ts";
