@@ -6,7 +6,7 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import type { Executor } from "../builtins/executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { LocalExecutor } from "../builtins/local_executor.ts";
 import { createExecutor, hiddenPathList, SandboxUnavailableError } from "../builtins/sandbox.ts";
 import type { AgentConfig } from "./config.ts";

@@ -16,7 +16,7 @@ import type {
   RunOptions,
   RunResult,
   SpawnOptions,
-} from "../builtins/executor.ts";
+} from "../tools/executor.ts";
 
 /** An {@linkcode Executor} that creates the real one on first use. */
 export class LazyExecutor implements Executor {

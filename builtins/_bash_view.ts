@@ -7,7 +7,7 @@
 import type { ToolResult } from "../tools/definition.ts";
 import type { TerminalCallView, TerminalResultView } from "../tools/views.ts";
 import type { CaptureSummary } from "./_output_capture.ts";
-import type { RunResult } from "./executor.ts";
+import type { RunResult } from "../tools/executor.ts";
 
 /** The arguments of the `bash` tool (without the jobs layer's `run_in_background`). */
 export interface BashArgs {

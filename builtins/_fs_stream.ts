@@ -5,7 +5,7 @@
  * @module
  */
 import { describeFsError } from "./_fs_errors.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import { openVerified, resolveFsTarget } from "./_safe_fs.ts";
 import type { FileVersion } from "./fs_read.ts";

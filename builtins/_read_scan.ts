@@ -6,7 +6,7 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { ContentHash, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
 
 /** Most lines per call (also the default `limit`). */

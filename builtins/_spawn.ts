@@ -26,7 +26,7 @@ import {
   registerTree,
 } from "../jobs/process_containment.ts";
 import { describeRunError } from "./_fs_errors.ts";
-import type { RunOptions, RunResult } from "./executor.ts";
+import type { RunOptions, RunResult } from "../tools/executor.ts";
 import { concatBytes } from "../core/bytes.ts";
 
 /** Size of the reused pipe read buffer. */

@@ -6,7 +6,7 @@
 import { HarnessError } from "../core/errors.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { permissionHint } from "../core/permission_hint.ts";
-import type { ExecChild, SpawnOptions } from "./executor.ts";
+import type { ExecChild, SpawnOptions } from "../tools/executor.ts";
 
 /**
  * Spawns `program` with piped stdout and stderr and exactly `env` (the caller merged it).

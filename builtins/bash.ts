@@ -17,7 +17,7 @@ import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import type { Executor, RunResult } from "./executor.ts";
+import type { Executor, RunResult } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";

@@ -7,7 +7,7 @@
 import type { Context } from "../core/context.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { LocalExecutor } from "./local_executor.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { createEditTool } from "./fs_edit.ts";
 import { createReadTool, type FsObservation, type FsTarget } from "./fs_read.ts";
 import type { ToolExecution } from "../tools/definition.ts";

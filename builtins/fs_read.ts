@@ -15,7 +15,7 @@ import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
-import type { Executor, FileStat } from "./executor.ts";
+import type { Executor, FileStat } from "../tools/executor.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import { fileChunks, isLocalFs } from "./_fs_stream.ts";
 import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";

@@ -22,7 +22,7 @@ import {
   type RunOptions,
   type RunResult,
   type SpawnOptions,
-} from "./executor.ts";
+} from "../tools/executor.ts";
 
 /** `path` made absolute against the process cwd and lexically normalized. */
 function absolute(path: string): string {

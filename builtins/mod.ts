@@ -14,7 +14,7 @@
  *
  * @module
  */
-export { executorFor, mergedScript } from "./executor.ts";
+export { executorFor, mergedScript } from "../tools/executor.ts";
 export { LocalExecutor } from "./local_executor.ts";
 export type { Launch, LocalExecutorOptions } from "./local_executor.ts";
 export { usePinnedOpen } from "./_pinned_open.ts";
@@ -36,7 +36,7 @@ export type {
   RunOptions,
   RunResult,
   SpawnOptions,
-} from "./executor.ts";
+} from "../tools/executor.ts";
 export {
   bwrapArgs,
   BwrapExecutor,

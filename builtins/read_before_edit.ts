@@ -17,7 +17,7 @@ import type { ToolExecution } from "../tools/definition.ts";
 import type { AroundExecution, PreExecuteDecision, ToolOutcome } from "../registry/types.ts";
 import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import type { FsObservation } from "./fs_read.ts";
 import { FS_OBSERVED_EVENT } from "./fs_plugin.ts";

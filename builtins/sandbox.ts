@@ -20,7 +20,7 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeRunError } from "./_fs_errors.ts";
-import type { Executor } from "./executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import { type Launch, LocalExecutor, type LocalExecutorOptions } from "./local_executor.ts";
 import {
   bwrapArgs,

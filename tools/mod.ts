@@ -111,3 +111,17 @@ export type {
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type { HarnessError } from "../core/errors.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
+export { executorFor, mergedScript } from "./executor.ts";
+export type {
+  DetachedRead,
+  DetachedRun,
+  DirEntry,
+  ExecChild,
+  ExecStatus,
+  Executor,
+  ExecutorRecord,
+  FileStat,
+  RunOptions,
+  RunResult,
+  SpawnOptions,
+} from "./executor.ts";

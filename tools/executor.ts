@@ -1,7 +1,7 @@
 /**
  * The executor seam: bash, the fs tools, the jobs layer and Code Mode touch the system only
- * through an {@linkcode Executor}. The local executor (`local_executor.ts`) and the bubblewrap box
- * (`sandbox.ts`) run on this machine; a remote executor (see `remote/`) runs the same calls in a
+ * through an {@linkcode Executor}. The local executor (`builtins/local_executor.ts`) and the
+ * bubblewrap box (`builtins/sandbox.ts`) run on this machine; a remote executor (see `remote/`) runs the same calls in a
  * sandbox elsewhere. One interface covers processes (spawn with streamed output, exit, tree kill),
  * files (read, write, stat, list, remove) and the environment's lifecycle (create or reattach,
  * detach, destroy). See docs/contracts.md §11.
@@ -224,7 +224,7 @@ export interface Executor {
  * @example Usage
  * ```ts ignore
  * import { executorFor } from "./executor.ts";
- * import { LocalExecutor } from "./local_executor.ts";
+ * import { LocalExecutor } from "../builtins/local_executor.ts";
  * import { equal } from "node:assert/strict";
  * const local = new LocalExecutor();
  * equal(executorFor(local, "s1"), local);
