@@ -54,9 +54,10 @@ export const LAYERS: Readonly<Record<string, number>> = {
   agent: 3,
   builtins: 4,
   mcp: 4,
-  acp: 5, // the composition root: the agent binary
-  testing: 6,
-  "": 7, // the top-level mod.ts
+  remote: 5, // executors whose environment is elsewhere (issue 23)
+  acp: 6, // the composition root: the agent binary
+  testing: 7,
+  "": 8, // the top-level mod.ts
 };
 
 /** Root data files (not modules) and the folders that may read them. */
