@@ -81,6 +81,7 @@ export function snapshotJson(value: unknown): JsonValue {
   const stack: Frame[] = [];
   const walk: Walk = { stack, ancestors: undefined };
   const root = enter(value, walk);
+  new SnapshotMark(root as object); // Before the root is frozen (its frame completes last).
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.index === frame.length) {
@@ -122,12 +123,28 @@ export function snapshotJson(value: unknown): JsonValue {
       }
     }
   }
-  SNAPSHOTS.add(root as object);
   return root;
 }
 
-// Roots minted by snapshotJson: already checked, copied and frozen, so validators may skip the walk.
-const SNAPSHOTS = new WeakSet<object>();
+/** Hands the object it is constructed with back as the instance (so a subclass's fields land on it). */
+class Returns {
+  constructor(target: object) {
+    return target;
+  }
+}
+
+/**
+ * The mark of a root minted by snapshotJson (already checked, copied and frozen, so validators may
+ * skip the walk). A private field stamped on the root itself: no module-level set, invisible to
+ * reflection, copies and proxies, and read with `#mark in value` (no proxy trap runs).
+ */
+class SnapshotMark extends Returns {
+  readonly #mark = true;
+
+  static has(value: object): boolean {
+    return #mark in value;
+  }
+}
 
 /**
  * Tells whether `value` is the root of a {@linkcode snapshotJson} result: detached, frozen,
@@ -145,7 +162,7 @@ const SNAPSHOTS = new WeakSet<object>();
  * ```
  */
 export function isJsonSnapshot(value: unknown): boolean {
-  return typeof value === "object" && value !== null && SNAPSHOTS.has(value);
+  return typeof value === "object" && value !== null && SnapshotMark.has(value);
 }
 
 /**
