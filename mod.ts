@@ -41,17 +41,14 @@ import type { ApprovalService, ToolRegistry } from "./registry/types.ts";
  * }
  * ```
  */
-export type Context = CoreContext<HarnessServices>;
-
-/** The services of a plugin's {@linkcode Context}: `tools` always, `jobs` and `approval` when loaded. */
-export interface HarnessServices {
+export type Context = CoreContext<{
   /** The tool registry. */
   readonly tools: ToolRegistry;
   /** Long-running work; `undefined` unless the jobs plugin is loaded. */
   readonly jobs?: JobService;
   /** Where `ask` decisions go (present when an approval channel such as the ACP bridge is loaded). */
   readonly approval?: ApprovalService;
-}
+}>;
 export { defineTool } from "./tools/define_tool.ts";
 export type {
   DefinedTool,
@@ -147,7 +144,6 @@ export type {
 export type { SessionLogWarning } from "./agent/read_session_log.ts";
 export type { SessionEvent, SessionEventEnvelope, StopReason } from "./agent/session_event.ts";
 export type { Context as CoreContext, ContextOptions, Listener } from "./core/context.ts";
-export type { ServiceSlot, ServiceTypes } from "./core/service_types.ts";
 export type { FiberState } from "./core/fiber.ts";
 export type { JsonArray, JsonObject, JsonPrimitive } from "./core/json.ts";
 export type { Logger, LogLevel, LogRecord, LogSink } from "./core/logger.ts";
@@ -167,7 +163,7 @@ export type {
 export type { WithBackgroundOptions } from "./jobs/with_background.ts";
 export type { ToolFilter } from "./tools/tool_filter.ts";
 export type { ToolRegistryOptions } from "./registry/tool_registry.ts";
-export type { ToolsContext, ToolServices } from "./registry/tools_plugin.ts";
+export type { ToolsContext } from "./registry/tools_plugin.ts";
 export type {
   ApprovalOutcome,
   ExecuteRequest,

@@ -86,8 +86,9 @@ export const RULES: readonly string[] = [
 /**
  * Folders whose import cycles are known and not yet broken (issue 24): reported as notes, not
  * violations, while every other folder must stay acyclic. Remove a folder once its cycles are gone.
+ * core/: `Context` and `Fiber` name each other's types (`ctx.fiber`, `fiber.ctx`, `Plugin.apply`).
  */
-export const CYCLES_PENDING: readonly string[] = ["acp", "builtins"];
+export const CYCLES_PENDING: readonly string[] = ["acp", "builtins", "core"];
 
 /** Rules that run only when `--on=` or `--only=` names them. */
 export const OFF_BY_DEFAULT: readonly string[] = ["mod-door"];

@@ -6,7 +6,6 @@
  */
 import { compose } from "./compose.ts";
 import { errorMessage } from "./error_message.ts";
-import type { Fiber } from "./fiber.ts";
 import type { Logger } from "./logger.ts";
 
 /** An event listener; its shape depends on how the event is dispatched. */
@@ -15,7 +14,8 @@ export type Listener = (...args: any[]) => unknown;
 
 interface Entry {
   readonly fn: Listener;
-  readonly fiber: Fiber;
+  /** The listener's fiber (its name labels the log line of a throw). */
+  readonly fiber: { readonly name: string };
 }
 
 type Composed = (arg: unknown, body: (arg: unknown) => Promise<unknown>) => Promise<unknown>;
@@ -33,7 +33,7 @@ export class Listeners {
   }
 
   /** Adds `fn` for `fiber`; returns its removal (idempotent). */
-  add(event: string, fn: Listener, fiber: Fiber): () => void {
+  add(event: string, fn: Listener, fiber: { readonly name: string }): () => void {
     const lists = this.#lists;
     const entry: Entry = { fn, fiber };
     lists.set(event, [...(lists.get(event) ?? []), entry]);

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { Fiber } from "./fiber.ts";
 
 const SERVICE_NAME_REGEXP = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const RESERVED = new Set(["then", "constructor", "prototype", "__proto__"]);
@@ -13,7 +12,7 @@ export class Services {
   readonly #reserved: (name: string) => boolean;
   readonly #services = new Map<string, object>();
   /** Each fiber with `inject` names, and how to restart it when one of them changes. */
-  readonly #dependents = new Map<Fiber, (changed: string) => void>();
+  readonly #dependents = new Map<object, (changed: string) => void>();
 
   /** @param reserved Names that are not valid service names (the non-service Context members). */
   constructor(reserved: (name: string) => boolean) {
@@ -30,11 +29,11 @@ export class Services {
   }
 
   /** Tracks a fiber with `inject` names: `refresh(name)` runs when the service `name` changes. */
-  watch(fiber: Fiber, refresh: (changed: string) => void): void {
+  watch(fiber: object, refresh: (changed: string) => void): void {
     this.#dependents.set(fiber, refresh);
   }
 
-  unwatch(fiber: Fiber): void {
+  unwatch(fiber: object): void {
     this.#dependents.delete(fiber);
   }
 

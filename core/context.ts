@@ -20,14 +20,12 @@ import {
   type Scope,
 } from "./_runtime.ts";
 import { Services } from "./_services.ts";
-import { SERVICE_SLOTS, type ServiceSlot, type ServiceTypes } from "./service_types.ts";
 
 // Re-exported so that existing imports of "core/context.ts" keep working.
 export { Fiber } from "./fiber.ts";
 export type { FiberState } from "./fiber.ts";
 export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
 export type { Listener } from "./_events.ts";
-export type { ServiceSlot, ServiceTypes } from "./service_types.ts";
 
 /**
  * A service can implement this hook to hand each caller a view bound to the caller's context
@@ -59,12 +57,15 @@ export interface ContextOptions {
 }
 
 const resolved: Promise<void> = Promise.resolve();
+/** The declared service getters: valid `provide()` names although they are Context members. */
+const SERVICE_SLOTS: ReadonlySet<string> = new Set(["tools", "jobs", "approval"]);
 
 /**
  * The plugin context. `new Context(options)` makes a root; plugins get child contexts from
  * {@linkcode Context.plugin}. Provided services are read with `ctx.get(name)` on every context of
  * the same root, and the harness's own through the declared getters `ctx.tools`, `ctx.jobs` and
- * `ctx.approval` (typed by {@linkcode ServiceTypes}).
+ * `ctx.approval`, typed by `S` (Hono's `Env` pattern): `Context<{ tools: ToolRegistry }>` types
+ * `ctx.tools`; an optional key adds `| undefined`, a missing one types it `unknown`.
  *
  * @typeParam S The services `ctx.tools`, `ctx.jobs` and `ctx.approval` are typed with.
  *
@@ -87,7 +88,7 @@ const resolved: Promise<void> = Promise.resolve();
  * equal(await root.waterfall("n", 1), 1);
  * ```
  */
-export class Context<S extends ServiceTypes = ServiceTypes> {
+export class Context<S extends object = object> {
   readonly #runtime: Runtime;
   readonly #scope: Scope;
   #bound: Map<string, { service: object; view: object }> | undefined;
@@ -125,18 +126,24 @@ export class Context<S extends ServiceTypes = ServiceTypes> {
   }
 
   /** The tool registry, once `registry/`'s `tools` plugin is loaded (list `"tools"` in `inject`). */
-  get tools(): ServiceSlot<S, "tools"> {
-    return this.get("tools") as ServiceSlot<S, "tools">;
+  get tools(): S extends { readonly tools: infer T } ? T
+    : S extends { readonly tools?: infer T } ? T | undefined
+    : unknown {
+    return this.get("tools") as never;
   }
 
   /** Long-running work; `undefined` unless `jobs/`'s plugin is loaded. */
-  get jobs(): ServiceSlot<S, "jobs"> {
-    return this.get("jobs") as ServiceSlot<S, "jobs">;
+  get jobs(): S extends { readonly jobs: infer T } ? T
+    : S extends { readonly jobs?: infer T } ? T | undefined
+    : unknown {
+    return this.get("jobs") as never;
   }
 
   /** Where `ask` decisions go; `undefined` unless an approval channel (the ACP server) is loaded. */
-  get approval(): ServiceSlot<S, "approval"> {
-    return this.get("approval") as ServiceSlot<S, "approval">;
+  get approval(): S extends { readonly approval: infer T } ? T
+    : S extends { readonly approval?: infer T } ? T | undefined
+    : unknown {
+    return this.get("approval") as never;
   }
 
   /** The fiber this context belongs to. */

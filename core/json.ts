@@ -5,6 +5,7 @@
  */
 import { errorMessage } from "./error_message.ts";
 import { isForeignIntrinsic } from "./_json_realm.ts";
+import { isMarkedSnapshot, markSnapshot } from "./_snapshot_mark.ts";
 
 /** A JSON primitive. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -81,7 +82,7 @@ export function snapshotJson(value: unknown): JsonValue {
   const stack: Frame[] = [];
   const walk: Walk = { stack, ancestors: undefined };
   const root = enter(value, walk);
-  new SnapshotMark(root as object); // Before the root is frozen (its frame completes last).
+  markSnapshot(root as object); // Before the root is frozen (its frame completes last).
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.index === frame.length) {
@@ -126,26 +127,6 @@ export function snapshotJson(value: unknown): JsonValue {
   return root;
 }
 
-/** Hands the object it is constructed with back as the instance (so a subclass's fields land on it). */
-class Returns {
-  constructor(target: object) {
-    return target;
-  }
-}
-
-/**
- * The mark of a root minted by snapshotJson (already checked, copied and frozen, so validators may
- * skip the walk). A private field stamped on the root itself: no module-level set, invisible to
- * reflection, copies and proxies, and read with `#mark in value` (no proxy trap runs).
- */
-class SnapshotMark extends Returns {
-  readonly #mark = true;
-
-  static has(value: object): boolean {
-    return #mark in value;
-  }
-}
-
 /**
  * Tells whether `value` is the root of a {@linkcode snapshotJson} result: detached, frozen,
  * lossless JSON that needs no second check.
@@ -162,7 +143,7 @@ class SnapshotMark extends Returns {
  * ```
  */
 export function isJsonSnapshot(value: unknown): boolean {
-  return typeof value === "object" && value !== null && SnapshotMark.has(value);
+  return typeof value === "object" && value !== null && isMarkedSnapshot(value);
 }
 
 /**

@@ -37,7 +37,7 @@ export type {
   RuleDecision,
   RuleMatch,
 } from "../tools/permission_rules.ts";
-export type { CreateHarnessOptions, ToolsContext, ToolServices } from "./tools_plugin.ts";
+export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
 export type { ToolCall } from "./tool_call.ts";
 export type * from "./types.ts";
 

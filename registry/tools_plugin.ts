@@ -11,16 +11,13 @@ import {
 } from "./tool_registry.ts";
 import type { ApprovalService, ToolRegistry } from "./types.ts";
 
-/** The services of a {@linkcode ToolsContext}: `ctx.tools`, and `ctx.approval` when provided. */
-export interface ToolServices {
+/** A context on which `ctx.tools` is provided (and `ctx.approval` may be). */
+export type ToolsContext = Context<{
   /** The tool registry. */
   readonly tools: ToolRegistry;
   /** The optional approval channel `ask` decisions are routed to. */
   readonly approval?: ApprovalService;
-}
-
-/** A context on which `ctx.tools` is provided (and `ctx.approval` may be). */
-export type ToolsContext = Context<ToolServices>;
+}>;
 
 /**
  * The plugin that provides `ctx.tools` (a {@linkcode ToolRegistry}); its config is

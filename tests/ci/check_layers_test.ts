@@ -45,14 +45,14 @@ Deno.test("findImportCycles() walks a long chain without overflowing the stack",
 
 Deno.test("import-cycle: a cycle inside one folder fails the check, type-only imports included", async () => {
   const report = await check({
-    "core/mod.ts": 'export { a } from "./a.ts";\n',
-    "core/a.ts": 'import type { B } from "./b.ts";\nexport const a = 1;\nexport type A = B;\n',
-    "core/b.ts": 'import { a } from "./a.ts";\nexport type B = typeof a;\n',
-    "mod.ts": 'export * from "./core/mod.ts";\n',
+    "tools/mod.ts": 'export { a } from "./a.ts";\n',
+    "tools/a.ts": 'import type { B } from "./b.ts";\nexport const a = 1;\nexport type A = B;\n',
+    "tools/b.ts": 'import { a } from "./a.ts";\nexport type B = typeof a;\n',
+    "mod.ts": 'export * from "./tools/mod.ts";\n',
   });
   equal(report.code, 1);
   deepEqual(violations(report.lines), [
-    "core/a.ts:1 imports ./b.ts (type): import-cycle — cycle core/a.ts → core/b.ts → core/a.ts",
+    "tools/a.ts:1 imports ./b.ts (type): import-cycle — cycle tools/a.ts → tools/b.ts → tools/a.ts",
   ]);
   match(report.lines.at(-1)!, /import-cycle {12}1 {2}\(1 type-only\)/);
   equal((await check({ "core/a.ts": 'import "./b.ts";\n', "core/b.ts": "" })).code, 0);
@@ -74,7 +74,7 @@ Deno.test("import-cycle: --off silences it, and a pending folder's cycles are no
     true,
   );
   const moved = Object.fromEntries(
-    Object.entries(files).map(([path, text]) => [path.replace("acp/", "core/"), text]),
+    Object.entries(files).map(([path, text]) => [path.replace("acp/", "tools/"), text]),
   );
   equal((await check(moved)).code, 1);
   equal((await check(moved, ["--off=import-cycle"])).code, 0);

@@ -3,7 +3,7 @@ import { compose, type Middleware } from "../../core/compose.ts";
 
 Deno.test("compose() runs the layers as an onion, outermost first, around the handler", async () => {
   const order: string[] = [];
-  const layer = (name: string): Middleware<string[], number, number> => async (seen, next) => {
+  const layer = (name: string): Middleware<string[], number, number> => async (_seen, next) => {
     order.push(`${name} in`);
     const result = await next();
     order.push(`${name} out`);
@@ -60,6 +60,6 @@ Deno.test("compose(): synchronous throws become rejections; later changes to the
   equal(result instanceof Promise, true);
   await rejects(result, TypeError);
   // Each run has its own index: the same chain runs again, and concurrently.
-  const counted = compose<number, undefined, number>([(n, next) => next()], (n) => n * 2);
+  const counted = compose<number, undefined, number>([(_n, next) => next()], (n) => n * 2);
   deepEqual(await Promise.all([counted(1, undefined), counted(2, undefined)]), [2, 4]);
 });
