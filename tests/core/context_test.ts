@@ -327,3 +327,19 @@ Deno.test("Fiber.ready rejects when a plugin it loaded fails to apply, and resol
   await root.fiber.ready;
   await root.fiber.dispose();
 });
+
+Deno.test("around(): an argument given to next() is ignored; a sync throw rejects; listenerVersion moves", async () => {
+  const root = quietRoot();
+  const version = root.listenerVersion;
+  const off = root.on("w", (arg: number, next: (x?: unknown) => Promise<number>) => next("junk"));
+  const afterAdd = root.listenerVersion;
+  equal(afterAdd !== version, true);
+  equal(await root.around("w", 4, (n: number) => Promise.resolve(n * 2)), 8);
+  off();
+  equal(root.listenerVersion !== afterAdd, true);
+  root.on("x", () => {
+    throw new Error("sync");
+  });
+  await rejects(root.around("x", 1, () => Promise.resolve(1)), { message: "sync" });
+  await root.fiber.dispose();
+});
