@@ -41,15 +41,14 @@ import type { ApprovalService, ToolRegistry } from "./registry/types.ts";
  * }
  * ```
  */
-export type Context = CoreContext & {
+export type Context = CoreContext<{
   /** The tool registry. */
   readonly tools: ToolRegistry;
   /** Long-running work; `undefined` unless the jobs plugin is loaded. */
   readonly jobs?: JobService;
   /** Where `ask` decisions go (present when an approval channel such as the ACP bridge is loaded). */
   readonly approval?: ApprovalService;
-};
-
+}>;
 export { defineTool } from "./tools/define_tool.ts";
 export type {
   DefinedTool,

@@ -1,5 +1,5 @@
 /** Private: validation of createAgent's options, before anything touches the disk. */
-import type { CreateAgentOptions } from "./agent.ts";
+import type { CreateAgentOptions } from "./agent_options.ts";
 
 const SESSION_ID_REGEXP = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** The longest session id that names a file in `logDir` (its log, lock and aside files fit 255 bytes). */

@@ -14,18 +14,7 @@ import { createExclusive } from "./_safe_files.ts";
 import { LOCK_SUFFIX_BYTES } from "./_session_lock.ts";
 import { basename } from "node:path";
 import type { SessionEvent, SessionHeader } from "./session_event.ts";
-import type { LoadedSessionLog } from "./read_session_log.ts";
-import type { CreateSessionLogOptions, SessionLog } from "./session_log.ts";
-
-/** What {@linkcode SessionLog.open} found besides the events. */
-export interface OpenedSessionLog {
-  /** The open log. */
-  readonly log: SessionLog;
-  /** What was loaded. */
-  readonly loaded: LoadedSessionLog;
-  /** Where unverified bytes after the last signature were moved (never loaded), if any. */
-  readonly movedTail?: string;
-}
+import type { CreateSessionLogOptions } from "./session_log_options.ts";
 
 /** Line 1 of a new log. */
 export function makeHeader(

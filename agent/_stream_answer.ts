@@ -1,5 +1,5 @@
 /** Private: consuming one streamed model answer, and the stop a finish reason means. */
-import type { PromptResult } from "./agent.ts";
+import type { PromptResult } from "./agent_options.ts";
 import type {
   AssistantBlock,
   FinishReason,

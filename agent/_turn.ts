@@ -10,7 +10,8 @@ import type { JsonValue } from "../core/json.ts";
 import type { ToolMode, ToolOutcome } from "../registry/types.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
-import type { Agent, AgentContext, CreateAgentOptions, PromptResult } from "./agent.ts";
+import type { AgentHandle } from "../tools/definition.ts";
+import type { AgentContext, CreateAgentOptions, PromptResult } from "./agent_options.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
 import type { SessionEventMap, SessionEventType } from "./session_event.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
@@ -21,7 +22,7 @@ import { runToolBatch } from "./_tool_batch.ts";
 /** What the loop needs from its agent (the agent's `#private` state, handed over as closures). */
 export interface TurnHost {
   /** The agent: the tools' `AgentHandle` and the id source of live events. */
-  readonly agent: Agent;
+  readonly agent: AgentHandle;
   readonly ctx: AgentContext;
   readonly options: CreateAgentOptions;
   /** The system prompt of the next request (after `agent/system-prompt` listeners). */

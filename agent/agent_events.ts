@@ -5,7 +5,7 @@
  * @module
  */
 import type { Listener } from "../core/context.ts";
-import type { Agent } from "./agent.ts";
+import type { AgentHandle } from "../tools/definition.ts";
 import type { SessionEvent } from "./session_event.ts";
 
 /** A streamed piece of the model's answer. */
@@ -34,13 +34,13 @@ export interface ToolOutputEvent {
  */
 export interface AgentEventMap {
   /** An event was appended to the session log. */
-  "session/event": [event: SessionEvent, agent: Agent];
+  "session/event": [event: SessionEvent, agent: AgentHandle];
   /** A model delta streamed. */
   "agent/delta": [delta: AgentDelta];
   /** A running call wrote output. */
   "tool/output": [output: ToolOutputEvent];
   /** The agent was disposed. */
-  "agent/disposed": [agent: Agent];
+  "agent/disposed": [agent: AgentHandle];
 }
 
 /** The names of the agent's live events. */

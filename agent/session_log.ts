@@ -41,36 +41,21 @@ import { CHECKPOINT_LINES, LogSigner } from "./_log_mac.ts";
 import { LogSync } from "./_log_sync.ts";
 import { checkLogDir, createExclusive, openExisting } from "./_safe_files.ts";
 import { checkFileName, firstLine, isoNow, readForResume, storedForm } from "./_open_log.ts";
-import { makeHeader, type OpenedSessionLog } from "./_open_log.ts";
+import { makeHeader } from "./_open_log.ts";
+import type { LoadedSessionLog } from "./read_session_log.ts";
+import type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
 
-/** Options for {@linkcode SessionLog.create}. */
-export interface CreateSessionLogOptions {
-  /** Session id. */
-  readonly id: string;
-  /** Session working directory (absolute). */
-  readonly cwd: string;
-  /** Creation time. @default {new Date()} */
-  readonly createdAt?: Date;
-  /** fsync after every event instead of only on `sync()`. @default {false} */
-  readonly syncEveryEvent?: boolean;
-  /** Signs the log (32 bytes, see `loadSessionKey`). @default {unsigned} */
-  readonly key?: Uint8Array;
+export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
+
+/** What {@linkcode SessionLog.open} found besides the events. */
+export interface OpenedSessionLog {
+  /** The open log. */
+  readonly log: SessionLog;
+  /** What was loaded. */
+  readonly loaded: LoadedSessionLog;
+  /** Where unverified bytes after the last signature were moved (never loaded), if any. */
+  readonly movedTail?: string;
 }
-
-/** Options for {@linkcode SessionLog.open}. */
-export interface OpenSessionLogOptions {
-  /** fsync after every event instead of only on `sync()`. @default {false} */
-  readonly syncEveryEvent?: boolean;
-  /**
-   * Checks the log's signature and goes on signing; a log changed by anyone else, or one without
-   * signatures, is refused. @default {no check, unsigned appends}
-   */
-  readonly key?: Uint8Array;
-  /** The session id the header must name (a log copied over another is refused). */
-  readonly id?: string;
-}
-
-export type { OpenedSessionLog } from "./_open_log.ts";
 
 const ENCODER = new TextEncoder();
 

@@ -4,40 +4,53 @@
  *
  * @module
  */
+import { compose } from "./compose.ts";
 import { errorMessage } from "./error_message.ts";
-import type { Listener } from "./context.ts";
-import type { Fiber } from "./fiber.ts";
 import type { Logger } from "./logger.ts";
+
+/** An event listener; its shape depends on how the event is dispatched. */
+// deno-lint-ignore no-explicit-any
+export type Listener = (...args: any[]) => unknown;
 
 interface Entry {
   readonly fn: Listener;
-  readonly fiber: Fiber;
+  /** The listener's fiber (its name labels the log line of a throw). */
+  readonly fiber: { readonly name: string };
 }
 
 type Composed = (arg: unknown, body: (arg: unknown) => Promise<unknown>) => Promise<unknown>;
+type Body = (arg: unknown) => Promise<unknown>;
 
 /** Every event's listeners, in registration order. Lists are replaced, never mutated. */
 export class Listeners {
   readonly #lists = new Map<string, readonly Entry[]>();
   readonly #composed = new Map<string, { list: readonly Entry[]; run: Composed }>();
   readonly #logger: Logger;
+  #version = 0;
 
   constructor(logger: Logger) {
     this.#logger = logger;
   }
 
   /** Adds `fn` for `fiber`; returns its removal (idempotent). */
-  add(event: string, fn: Listener, fiber: Fiber): () => void {
+  add(event: string, fn: Listener, fiber: { readonly name: string }): () => void {
     const lists = this.#lists;
     const entry: Entry = { fn, fiber };
     lists.set(event, [...(lists.get(event) ?? []), entry]);
+    this.#version++;
     return () => {
       const list = lists.get(event);
       if (list === undefined || !list.includes(entry)) return;
       const rest = list.filter((e) => e !== entry);
       if (rest.length === 0) lists.delete(event);
       else lists.set(event, rest);
+      this.#version++;
     };
+  }
+
+  /** Changes whenever a listener is added or removed (for caches built from the lists). */
+  get version(): number {
+    return this.#version;
   }
 
   count(event: string): number {
@@ -86,7 +99,11 @@ export class Listeners {
     // Composed once per listener change, not per call (the registry runs every tool through it).
     let cached = this.#composed.get(event);
     if (cached === undefined || cached.list !== list) {
-      cached = { list, run: compose(list.map((entry) => entry.fn)) };
+      const run = compose<unknown, Body, unknown>(
+        list.map((entry) => (arg, next) => entry.fn(arg, () => next())),
+        (arg, body) => body(arg),
+      );
+      cached = { list, run };
       this.#composed.set(event, cached);
     }
     return cached.run(arg, body as (arg: unknown) => Promise<unknown>) as Promise<T>;
@@ -98,24 +115,4 @@ export class Listeners {
       error,
     );
   }
-}
-
-/** The onion chain of hono's compose.ts: wrapper `i` gets `next = () => dispatch(i + 1)`. */
-function compose(wrappers: readonly Listener[]): Composed {
-  return function composed(arg, body) {
-    let index = -1;
-    function dispatch(i: number): Promise<unknown> {
-      if (i <= index) return Promise.reject(new Error("next() called multiple times"));
-      index = i;
-      const wrapper = wrappers[i];
-      try {
-        return Promise.resolve(
-          wrapper === undefined ? body(arg) : wrapper(arg, () => dispatch(i + 1)),
-        );
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    return dispatch(0);
-  };
 }

@@ -1,13 +1,10 @@
 /**
- * Private: the state one context tree shares, and the hand-off between `Context` and `Fiber`.
- *
- * `context.ts` and `fiber.ts` need each other at run time (a context starts fibers, a fiber makes
- * the context of each activation). Only types cross between them; the values meet here, so the
- * module graph stays acyclic.
+ * Private: the state one context tree shares, and the explicit arguments `Context` and `Fiber`
+ * construct each other with (no module-level hand-off).
  *
  * @module
  */
-import type { Context } from "./context.ts";
+import type { Context, ContextOptions } from "./context.ts";
 import type { Fiber } from "./fiber.ts";
 import type { Logger } from "./logger.ts";
 import type { Disposer } from "./plugin.ts";
@@ -41,26 +38,36 @@ export interface FiberInit {
   readonly name: string;
 }
 
-/** Fiber operations that reach its `#private` state; `fiber.ts` fills them in when it loads. */
-export interface FiberOps {
-  /** Builds a fiber (the public constructor refuses to). */
-  create(init: FiberInit): Fiber;
+/** What a fiber's constructor hands back to core: the operations that reach its private state. */
+export interface FiberControls {
   /** Schedules the first activation (waits when an `inject` service is missing). */
-  start(fiber: Fiber): void;
-  /** Restarts (or starts) `fiber` when it injects the service `changed`. */
-  refresh(fiber: Fiber, changed: string): void;
+  start(): void;
   /** Makes a root fiber active at once and returns its scope. */
-  activateRoot(fiber: Fiber): Scope;
+  activateRoot(): Scope;
 }
 
-function notLoaded(): never {
-  throw new Error("Cannot use a fiber: core/fiber.ts has not been loaded");
+/**
+ * The argument core passes to `new Fiber()`; nothing outside core can make one, so nothing else can
+ * construct a fiber. The constructor fills in `controls`.
+ */
+export class FiberSeed {
+  readonly init: FiberInit;
+  controls: FiberControls | undefined;
+
+  constructor(init: FiberInit) {
+    this.init = init;
+  }
 }
 
-/** Filled in by `Fiber`'s static block. */
-export const fiberOps: FiberOps = {
-  create: notLoaded,
-  start: notLoaded,
-  refresh: notLoaded,
-  activateRoot: notLoaded,
-};
+/** The options `new Context()` gets for a child context: the tree it joins and its activation. */
+export class ContextSeed implements ContextOptions {
+  readonly name: string;
+  readonly runtime: Runtime;
+  readonly scope: Scope;
+
+  constructor(runtime: Runtime, scope: Scope) {
+    this.name = scope.fiber.name;
+    this.runtime = runtime;
+    this.scope = scope;
+  }
+}

@@ -3,24 +3,20 @@
  *
  * @module
  */
-import type { Fiber } from "./fiber.ts";
-import { fiberOps } from "./_runtime.ts";
 
 const SERVICE_NAME_REGEXP = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const RESERVED = new Set(["then", "constructor", "prototype", "__proto__"]);
 
-/** The provided services, their `ctx[name]` accessors and the fibers that inject them. */
+/** The provided services of one tree and the fibers that inject them. */
 export class Services {
-  /** The prototype of every context of the tree; each provided name gets a getter here. */
-  readonly proto: object;
-  readonly #members: object;
+  readonly #reserved: (name: string) => boolean;
   readonly #services = new Map<string, object>();
-  readonly #dependents = new Set<Fiber>();
+  /** Each fiber with `inject` names, and how to restart it when one of them changes. */
+  readonly #dependents = new Map<object, (changed: string) => void>();
 
-  /** @param members `Context.prototype` (its members are not valid service names). */
-  constructor(members: object) {
-    this.#members = members;
-    this.proto = Object.create(members);
+  /** @param reserved Names that are not valid service names (the non-service Context members). */
+  constructor(reserved: (name: string) => boolean) {
+    this.#reserved = reserved;
   }
 
   get(name: string): object | undefined {
@@ -32,12 +28,12 @@ export class Services {
     return inject.filter((name) => !this.#services.has(name));
   }
 
-  /** Tracks a fiber with `inject` names so it restarts when one of them changes. */
-  watch(fiber: Fiber): void {
-    this.#dependents.add(fiber);
+  /** Tracks a fiber with `inject` names: `refresh(name)` runs when the service `name` changes. */
+  watch(fiber: object, refresh: (changed: string) => void): void {
+    this.#dependents.set(fiber, refresh);
   }
 
-  unwatch(fiber: Fiber): void {
+  unwatch(fiber: object): void {
     this.#dependents.delete(fiber);
   }
 
@@ -47,21 +43,12 @@ export class Services {
    * @throws {TypeError} When the name is reserved or not an identifier.
    */
   provide(name: string, service: object): () => void {
-    if (!SERVICE_NAME_REGEXP.test(name) || RESERVED.has(name) || name in this.#members) {
+    if (!SERVICE_NAME_REGEXP.test(name) || RESERVED.has(name) || this.#reserved(name)) {
       throw new TypeError(
         `Cannot provide service ${
           JSON.stringify(name)
         }: the name must be an identifier that is not a Context member`,
       );
-    }
-    if (!Object.hasOwn(this.proto, name)) {
-      Object.defineProperty(this.proto, name, {
-        configurable: true,
-        enumerable: false,
-        get(this: { get(name: string): unknown }) {
-          return this.get(name);
-        },
-      });
     }
     this.#services.set(name, service);
     this.#notify(name);
@@ -74,6 +61,6 @@ export class Services {
 
   #notify(name: string): void {
     // A copy: restarting a fiber may add or remove dependents.
-    for (const fiber of [...this.#dependents]) fiberOps.refresh(fiber, name);
+    for (const refresh of [...this.#dependents.values()]) refresh(name);
   }
 }

@@ -7,21 +7,25 @@
  *
  * @module
  */
-import type { Fiber } from "./fiber.ts";
+import { Fiber } from "./fiber.ts";
 import { createLogger, type Logger, type LogLevel, type LogSink } from "./logger.ts";
 import type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
-import { Listeners } from "./_events.ts";
-import { fiberOps, type Runtime, type Scope } from "./_runtime.ts";
+import { type Listener, Listeners } from "./_events.ts";
+import {
+  ContextSeed,
+  type FiberControls,
+  type FiberInit,
+  FiberSeed,
+  type Runtime,
+  type Scope,
+} from "./_runtime.ts";
 import { Services } from "./_services.ts";
 
 // Re-exported so that existing imports of "core/context.ts" keep working.
 export { Fiber } from "./fiber.ts";
 export type { FiberState } from "./fiber.ts";
 export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
-
-/** An event listener; its shape depends on how the event is dispatched. */
-// deno-lint-ignore no-explicit-any
-export type Listener = (...args: any[]) => unknown;
+export type { Listener } from "./_events.ts";
 
 /**
  * A service can implement this hook to hand each caller a view bound to the caller's context
@@ -53,12 +57,17 @@ export interface ContextOptions {
 }
 
 const resolved: Promise<void> = Promise.resolve();
-let childInit: { runtime: Runtime; scope: Scope } | undefined;
+/** The declared service getters: valid `provide()` names although they are Context members. */
+const SERVICE_SLOTS: ReadonlySet<string> = new Set(["tools", "jobs", "approval"]);
 
 /**
  * The plugin context. `new Context(options)` makes a root; plugins get child contexts from
- * {@linkcode Context.plugin}. Provided services appear as properties (`ctx.tools`) on every
- * context of the same root.
+ * {@linkcode Context.plugin}. Provided services are read with `ctx.get(name)` on every context of
+ * the same root, and the harness's own through the declared getters `ctx.tools`, `ctx.jobs` and
+ * `ctx.approval`, typed by `S` (Hono's `Env` pattern): `Context<{ tools: ToolRegistry }>` types
+ * `ctx.tools`; an optional key adds `| undefined`, a missing one types it `unknown`.
+ *
+ * @typeParam S The services `ctx.tools`, `ctx.jobs` and `ctx.approval` are typed with.
  *
  * @example Usage
  * ```ts
@@ -79,7 +88,7 @@ let childInit: { runtime: Runtime; scope: Scope } | undefined;
  * equal(await root.waterfall("n", 1), 1);
  * ```
  */
-export class Context {
+export class Context<S extends object = object> {
   readonly #runtime: Runtime;
   readonly #scope: Scope;
   #bound: Map<string, { service: object; view: object }> | undefined;
@@ -90,12 +99,10 @@ export class Context {
    * @param options Root name and logging.
    */
   constructor(options: ContextOptions = {}) {
-    const init = childInit;
-    childInit = undefined;
-    if (init !== undefined) {
-      this.#runtime = init.runtime;
-      this.#scope = init.scope;
-      Object.setPrototypeOf(this, init.runtime.services.proto);
+    if (options instanceof ContextSeed) {
+      // A plugin's context (made by its fiber): it joins the tree of its parent.
+      this.#runtime = options.runtime;
+      this.#scope = options.scope;
       return;
     }
     const { name = "root" } = options;
@@ -106,26 +113,37 @@ export class Context {
         ...(options.logSink === undefined ? {} : { sink: options.logSink }),
       });
     const runtime: Runtime = {
-      services: new Services(Context.prototype),
+      services: new Services((name) => name in Context.prototype && !SERVICE_SLOTS.has(name)),
       listeners: new Listeners(logger),
       logger,
-      newContext(scope) {
-        childInit = { runtime, scope };
-        return new Context();
-      },
+      newContext: (scope) => new Context(new ContextSeed(runtime, scope)),
     };
-    const scope = fiberOps.activateRoot(fiberOps.create({
-      runtime,
-      parent: undefined,
-      apply: () => {},
-      config: undefined,
-      inject: [],
-      name,
-    }));
+    const root = { runtime, parent: undefined, apply: () => {}, config: undefined, inject: [] };
+    const scope = createFiber({ ...root, name }).controls.activateRoot();
     scope.ctx = this;
     this.#runtime = runtime;
     this.#scope = scope;
-    Object.setPrototypeOf(this, runtime.services.proto);
+  }
+
+  /** The tool registry, once `registry/`'s `tools` plugin is loaded (list `"tools"` in `inject`). */
+  get tools(): S extends { readonly tools: infer T } ? T
+    : S extends { readonly tools?: infer T } ? T | undefined
+    : unknown {
+    return this.get("tools") as never;
+  }
+
+  /** Long-running work; `undefined` unless `jobs/`'s plugin is loaded. */
+  get jobs(): S extends { readonly jobs: infer T } ? T
+    : S extends { readonly jobs?: infer T } ? T | undefined
+    : unknown {
+    return this.get("jobs") as never;
+  }
+
+  /** Where `ask` decisions go; `undefined` unless an approval channel (the ACP server) is loaded. */
+  get approval(): S extends { readonly approval: infer T } ? T
+    : S extends { readonly approval?: infer T } ? T | undefined
+    : unknown {
+    return this.get("approval") as never;
   }
 
   /** The fiber this context belongs to. */
@@ -186,7 +204,7 @@ export class Context {
         `Cannot load plugin "${String(name)}": inject must be an array of service names`,
       );
     }
-    const fiber = fiberOps.create({
+    const { fiber, controls } = createFiber({
       runtime: this.#runtime,
       parent: this.#scope,
       apply,
@@ -194,7 +212,7 @@ export class Context {
       inject: (inject as readonly string[] | undefined) ?? [],
       name: typeof name === "string" && name !== "" ? name : "anonymous",
     });
-    fiberOps.start(fiber);
+    controls.start();
     return fiber;
   }
 
@@ -213,10 +231,11 @@ export class Context {
   }
 
   /**
-   * Provides a service as `ctx[name]` on every context of this root. Replacing a service
-   * restarts the plugins that inject it; the service goes away with this context's fiber.
+   * Provides a service as `ctx.get(name)` on every context of this root (`tools`, `jobs` and
+   * `approval` also as the getters of the same name). Replacing a service restarts the plugins that
+   * inject it; the service goes away with this context's fiber.
    *
-   * @param name The service name (an identifier that is not a Context member).
+   * @param name The service name (an identifier that is not another Context member).
    * @param service The service object.
    * @returns Withdraws the service (if it is still the current one).
    * @throws {TypeError} When the name is reserved or not an identifier.
@@ -271,6 +290,24 @@ export class Context {
    */
   listenerCount(event: string): number {
     return this.#runtime.listeners.count(event);
+  }
+
+  /**
+   * A number that changes whenever a listener is added to or removed from this root's tree (lets a
+   * hot path cache what it built from the listeners, as the registry does with its chain).
+   *
+   * @example Usage
+   * ```ts
+   * import { Context } from "./context.ts";
+   * import { notEqual } from "node:assert/strict";
+   * const root = new Context();
+   * const before = root.listenerVersion;
+   * root.on("ping", () => {});
+   * notEqual(root.listenerVersion, before);
+   * ```
+   */
+  get listenerVersion(): number {
+    return this.#runtime.listeners.version;
   }
 
   /**
@@ -350,4 +387,11 @@ export class Context {
       );
     }
   }
+}
+
+/** A new fiber and the controls its constructor handed back. */
+function createFiber(init: FiberInit): { fiber: Fiber; controls: FiberControls } {
+  const seed = new FiberSeed(init);
+  const fiber = new Fiber(seed);
+  return { fiber, controls: seed.controls! };
 }

@@ -7,13 +7,12 @@ import type { Context } from "./context.ts";
 import { errorMessage } from "./error_message.ts";
 import type { Logger } from "./logger.ts";
 import type { Disposer } from "./plugin.ts";
-import { type FiberInit, fiberOps, type Runtime, type Scope } from "./_runtime.ts";
+import { FiberSeed, type Runtime, type Scope } from "./_runtime.ts";
 
 /** A fiber's lifecycle state. */
 export type FiberState = "pending" | "active" | "failed" | "disposed";
 
 const resolved: Promise<void> = Promise.resolve();
-let fiberInit: FiberInit | undefined;
 
 /**
  * A running plugin: its state, its context and its effects.
@@ -54,16 +53,17 @@ export class Fiber {
   readonly #children = new Set<Fiber>();
 
   /**
-   * Internal: fibers are created by {@linkcode Context.plugin} and `new Context()`.
+   * Internal: fibers are created by {@linkcode Context.plugin} and `new Context()`, which pass a
+   * seed that only core can make.
    *
+   * @param seed Core's seed of the fiber.
    * @throws {TypeError} When called directly.
    */
-  constructor() {
-    const init = fiberInit;
-    fiberInit = undefined;
-    if (init === undefined) {
+  constructor(seed?: unknown) {
+    if (!(seed instanceof FiberSeed)) {
       throw new TypeError("Cannot construct a Fiber directly: use ctx.plugin()");
     }
+    const init = seed.init;
     this.name = init.name;
     this.#runtime = init.runtime;
     this.#parent = init.parent;
@@ -76,7 +76,18 @@ export class Fiber {
       this.#parent.effects.add(effect);
       this.#parent.fiber.#children.add(this);
     }
-    if (this.inject.length > 0) this.#runtime.services.watch(this);
+    if (this.inject.length > 0) {
+      this.#runtime.services.watch(this, (changed) => this.#refresh(changed));
+    }
+    seed.controls = {
+      start: () => this.#schedule(() => this.#start()),
+      activateRoot: () => {
+        const scope: Scope = { fiber: this, effects: new Set(), closed: false };
+        this.#scope = scope;
+        this.#state = "active";
+        return scope;
+      },
+    };
   }
 
   /** The lifecycle state. */
@@ -159,24 +170,12 @@ export class Fiber {
     return this.#disposal = result instanceof Promise ? result : resolved;
   }
 
-  static {
-    fiberOps.create = (init) => {
-      fiberInit = init;
-      return new Fiber();
-    };
-    fiberOps.refresh = (fiber, changed) => {
-      if (!fiber.inject.includes(changed)) return;
-      if (fiber.#state === "disposed" || fiber.#state === "failed") return;
-      if (fiber.#scope !== undefined) fiber.#schedule(() => fiber.#stop());
-      fiber.#schedule(() => fiber.#start());
-    };
-    fiberOps.start = (fiber) => fiber.#schedule(() => fiber.#start());
-    fiberOps.activateRoot = (fiber) => {
-      const scope: Scope = { fiber, effects: new Set(), closed: false };
-      fiber.#scope = scope;
-      fiber.#state = "active";
-      return scope;
-    };
+  /** Restarts (or starts) this fiber when it injects the service `changed`. */
+  #refresh(changed: string): void {
+    if (!this.inject.includes(changed)) return;
+    if (this.#state === "disposed" || this.#state === "failed") return;
+    if (this.#scope !== undefined) this.#schedule(() => this.#stop());
+    this.#schedule(() => this.#start());
   }
 
   /** Runs transitions one at a time; runs synchronously when idle. */

@@ -5,6 +5,7 @@
  */
 import { errorMessage } from "./error_message.ts";
 import { isForeignIntrinsic } from "./_json_realm.ts";
+import { isMarkedSnapshot, markSnapshot } from "./_snapshot_mark.ts";
 
 /** A JSON primitive. */
 export type JsonPrimitive = string | number | boolean | null;
@@ -81,6 +82,7 @@ export function snapshotJson(value: unknown): JsonValue {
   const stack: Frame[] = [];
   const walk: Walk = { stack, ancestors: undefined };
   const root = enter(value, walk);
+  markSnapshot(root as object); // Before the root is frozen (its frame completes last).
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     if (frame.index === frame.length) {
@@ -122,12 +124,8 @@ export function snapshotJson(value: unknown): JsonValue {
       }
     }
   }
-  SNAPSHOTS.add(root as object);
   return root;
 }
-
-// Roots minted by snapshotJson: already checked, copied and frozen, so validators may skip the walk.
-const SNAPSHOTS = new WeakSet<object>();
 
 /**
  * Tells whether `value` is the root of a {@linkcode snapshotJson} result: detached, frozen,
@@ -145,7 +143,7 @@ const SNAPSHOTS = new WeakSet<object>();
  * ```
  */
 export function isJsonSnapshot(value: unknown): boolean {
-  return typeof value === "object" && value !== null && SNAPSHOTS.has(value);
+  return typeof value === "object" && value !== null && isMarkedSnapshot(value);
 }
 
 /**

@@ -16,6 +16,8 @@
  * @module
  */
 export { BIND_SERVICE, Context } from "./context.ts";
+export { compose } from "./compose.ts";
+export type { Middleware } from "./compose.ts";
 export type { ContextOptions, Listener } from "./context.ts";
 export { Fiber } from "./fiber.ts";
 export type { FiberState } from "./fiber.ts";

@@ -1,11 +1,13 @@
 /**
- * The one chain of a call (private), composed Hono-style once per change of its layers:
+ * The one chain of a call (private), composed with core's `compose` once per change of its
+ * listeners, guards or layers:
  * route layers → pre-abort check → post-execute → unknown tool → pre-execute/approval/guards →
  * `tools/execute` wrappers → `ABORTED` for a late success → body layers → body.
  *
  * @module
  */
 import type { Context } from "../core/context.ts";
+import { compose as composeLayers } from "../core/compose.ts";
 import {
   aborted,
   abortedBeforeDispatch,
@@ -24,26 +26,9 @@ export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
-/**
- * hono:src/compose.ts: step `i` gets `next = (signal?) => dispatch(i + 1, signal)`. With no steps
- * the inner run is called straight through.
- */
-export function compose(steps: readonly Step[], inner: Run): Run {
-  if (steps.length === 0) return inner;
-  return (call, signal) => {
-    let index = -1;
-    const dispatch = (i: number, current: AbortSignal): Promise<ToolOutcome> => {
-      if (i <= index) return Promise.reject(new Error("next() called multiple times"));
-      index = i;
-      if (i === steps.length) return inner(call, current);
-      try {
-        return steps[i]!(call, (next) => dispatch(i + 1, next ?? current));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-    return dispatch(0, signal);
-  };
+/** Composes `steps` around `inner`; with no steps `inner` is called straight through. */
+function compose(steps: readonly Step[], inner: Run): Run {
+  return steps.length === 0 ? inner : composeLayers(steps, inner);
 }
 
 /** What the built-in steps read from the registry. */
@@ -53,7 +38,10 @@ export interface ChainHost {
   readonly body: Omit<BodyOptions, "abortSuccess">;
 }
 
-/** The chain of one shape (which built-in steps have listeners) around the plugin layers. */
+/**
+ * The chain for the built-in steps that have listeners now (`shape`) around the plugin layers;
+ * the registry builds it again when the listeners, guards or layers change.
+ */
 export function buildChain(
   host: ChainHost,
   shape: { readonly policy: boolean; readonly around: boolean; readonly post: boolean },

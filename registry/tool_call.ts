@@ -18,58 +18,9 @@ import type {
 } from "../tools/definition.ts";
 import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { type BodyCall, createExecution } from "../tools/run_body.ts";
-import type { ExecuteRequest, ToolMode } from "./types.ts";
+import type { ExecuteRequest, ToolCall, ToolMode } from "./types.ts";
 
-/**
- * One model call as the chain sees it. Read-only for layers; the registry fills `outcome`.
- *
- * @example Usage
- * ```ts
- * import { createHarness } from "./tools_plugin.ts";
- * import { equal } from "node:assert/strict";
- * const ctx = await createHarness();
- * const call = ctx.tools.prepare({ callId: "c1", name: "nope", arguments: { a: 1 } });
- * equal(call.definition, undefined);
- * equal((await ctx.tools.execute(call)).error?.code, "UNKNOWN_TOOL");
- * equal(call.outcome?.error?.code, "UNKNOWN_TOOL");
- * await ctx.fiber.dispose();
- * ```
- */
-export interface ToolCall {
-  /** The model's call id (`<outer>:code:<n>` for Code Mode sub-calls). */
-  readonly callId: string;
-  /** The tool name as called. */
-  readonly name: string;
-  /** The arguments: a detached, deep-frozen lossless JSON snapshot (`null` when they were not JSON). */
-  readonly arguments: JsonValue;
-  /** The calling agent. */
-  readonly agent?: AgentHandle;
-  /** A unique token (identity only; its description is `rootCallId`, which sub-calls inherit). */
-  readonly token: symbol;
-  /** The enclosing call's token (Code Mode sub-calls). */
-  readonly parent?: symbol;
-  /** The call id of the outermost call this one runs under (its own for a top-level call). */
-  readonly rootCallId: string;
-  /** The caller's tool mode. */
-  readonly mode: ToolMode;
-  /** The definition visible when the call was built (generation pinning); `undefined` when unknown. */
-  readonly definition: AnyToolDefinition | undefined;
-  /** Caller cancellation composed with the calling fiber's lifetime (`AbortSignal.any`). */
-  readonly signal: AbortSignal;
-  /** The frozen execution the body and the hooks receive. */
-  readonly exec: ToolExecution;
-  /**
-   * The soft validation of `arguments`, computed on first read and kept: what presenters and
-   * `isConcurrencySafe` use (raw definitions: always ok, with the arguments as they are).
-   */
-  readonly validation: ArgsValidation;
-  /** `definition.isConcurrencySafe(args) === true` on valid arguments; computed once. */
-  readonly concurrencySafe: boolean;
-  /** The published outcome; `undefined` until then. */
-  readonly outcome: ToolOutcome | undefined;
-  /** Adds context after this call's result (for layers; unlike `exec.deferContext` it works until publication). */
-  defer(content: readonly ContentBlock[]): void;
-}
+export type { ToolCall } from "./types.ts";
 
 /** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
 export class CallRecord implements ToolCall, BodyCall {

@@ -108,8 +108,9 @@ class ToolRegistryService {
   readonly #body: Omit<BodyOptions, "abortSuccess">;
   #guards: readonly Guard[] = [];
   #layers: readonly ToolLayer[] = [];
-  /** Composed chains by shape (policy/around/post bits); cleared when the layers change. */
-  readonly #chains = new Map<number, Run>();
+  /** The composed chain, and the listener version it was built for (`undefined`: build again). */
+  #run: Run | undefined;
+  #builtFor = -1;
   readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
   readonly #table = new ToolTable(CODE_RUNNER_NAME);
 
@@ -169,8 +170,10 @@ class ToolRegistryService {
     }
     return effect(caller, () => {
       this.#guards = [...this.#guards, guard];
+      this.#run = undefined;
       return () => {
         this.#guards = this.#guards.filter((g) => g !== guard);
+        this.#run = undefined;
       };
     });
   }
@@ -200,10 +203,10 @@ class ToolRegistryService {
     }
     return effect(caller, () => {
       this.#layers = [...this.#layers, layer];
-      this.#chains.clear();
+      this.#run = undefined;
       return () => {
         this.#layers = this.#layers.filter((l) => l !== layer);
-        this.#chains.clear();
+        this.#run = undefined;
       };
     });
   }
@@ -270,19 +273,19 @@ class ToolRegistryService {
     );
   }
 
-  /** The chain for the current listeners and layers (composed once per shape and layer set). */
+  /** The chain for the current listeners, guards and layers (composed again after a change). */
   #chain(): Run {
     const ctx = this.#ctx;
-    const policy = this.#guards.length > 0 || ctx.listenerCount("tools/pre-execute") > 0;
-    const around = ctx.listenerCount("tools/execute") > 0;
-    const post = ctx.listenerCount("tools/post-execute") > 0;
-    const key = (policy ? 1 : 0) | (around ? 2 : 0) | (post ? 4 : 0);
-    let run = this.#chains.get(key);
-    if (run === undefined) {
-      const host = { ctx, guards: () => this.#guards, body: this.#body };
-      this.#chains.set(key, run = buildChain(host, { policy, around, post }, this.#layers));
-    }
-    return run;
+    const version = ctx.listenerVersion;
+    if (this.#run !== undefined && this.#builtFor === version) return this.#run;
+    const shape = {
+      policy: this.#guards.length > 0 || ctx.listenerCount("tools/pre-execute") > 0,
+      around: ctx.listenerCount("tools/execute") > 0,
+      post: ctx.listenerCount("tools/post-execute") > 0,
+    };
+    const host = { ctx, guards: () => this.#guards, body: this.#body };
+    this.#builtFor = version;
+    return this.#run = buildChain(host, shape, this.#layers);
   }
 
   /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */

@@ -12,12 +12,12 @@ import {
 import type { ApprovalService, ToolRegistry } from "./types.ts";
 
 /** A context on which `ctx.tools` is provided (and `ctx.approval` may be). */
-export type ToolsContext = Context & {
+export type ToolsContext = Context<{
   /** The tool registry. */
   readonly tools: ToolRegistry;
   /** The optional approval channel `ask` decisions are routed to. */
   readonly approval?: ApprovalService;
-};
+}>;
 
 /**
  * The plugin that provides `ctx.tools` (a {@linkcode ToolRegistry}); its config is

@@ -130,18 +130,45 @@ Deno.test("inject waits for services, restarts on replacement and stops on withd
   deepEqual(log.at(-1), "undo c");
 });
 
-Deno.test("provide() exposes services as properties and rejects reserved names", async () => {
+Deno.test("provide() serves by name; tools, jobs and approval are declared getters, nothing is patched", async () => {
   const root = quietRoot();
+  const members = Object.getOwnPropertyNames(Context.prototype);
   const service = { n: 1 };
   root.provide("things", service);
   const child = root.plugin({ name: "c", apply() {} });
-  equal((child.ctx as unknown as { things: unknown }).things, service);
+  equal(child.ctx.get("things"), service);
   equal(root.get("things"), service);
   equal(root.get("missing"), undefined);
+  equal("things" in child.ctx, false, "an undeclared service is no property");
+  for (const slot of ["tools", "jobs", "approval"]) {
+    const descriptor = Object.getOwnPropertyDescriptor(Context.prototype, slot);
+    equal(typeof descriptor?.get, "function", `${slot} is a declared getter`);
+    equal((child.ctx as unknown as Record<string, unknown>)[slot], undefined);
+    const provided = { slot };
+    root.provide(slot, provided);
+    equal((child.ctx as unknown as Record<string, unknown>)[slot], provided);
+  }
+  const typed = child.ctx as Context<{ tools: { slot: string }; jobs?: { slot: string } }>;
+  equal(typed.tools.slot, "tools");
+  equal(typed.jobs?.slot, "jobs");
+  deepEqual(Object.getOwnPropertyNames(Context.prototype), members, "the prototype is unchanged");
+  equal(Object.getPrototypeOf(child.ctx), Context.prototype);
+  equal(Object.getPrototypeOf(root), Context.prototype);
   for (const name of ["on", "emit", "then", "fiber", "toString", "not valid"]) {
     throws(() => root.provide(name, {}), TypeError, name);
   }
   await root.fiber.dispose();
+});
+
+Deno.test("two roots in one process share no services", async () => {
+  const a = quietRoot();
+  const b = quietRoot();
+  a.provide("tools", { from: "a" });
+  equal(b.get("tools"), undefined);
+  equal(b.tools, undefined);
+  deepEqual(a.tools, { from: "a" });
+  await a.fiber.dispose();
+  await b.fiber.dispose();
 });
 
 Deno.test("BIND_SERVICE hands each context its own view", async () => {
@@ -298,5 +325,21 @@ Deno.test("Fiber.ready rejects when a plugin it loaded fails to apply, and resol
   equal(waiting.state, "pending");
   await parent.dispose();
   await root.fiber.ready;
+  await root.fiber.dispose();
+});
+
+Deno.test("around(): an argument given to next() is ignored; a sync throw rejects; listenerVersion moves", async () => {
+  const root = quietRoot();
+  const version = root.listenerVersion;
+  const off = root.on("w", (arg: number, next: (x?: unknown) => Promise<number>) => next("junk"));
+  const afterAdd = root.listenerVersion;
+  equal(afterAdd !== version, true);
+  equal(await root.around("w", 4, (n: number) => Promise.resolve(n * 2)), 8);
+  off();
+  equal(root.listenerVersion !== afterAdd, true);
+  root.on("x", () => {
+    throw new Error("sync");
+  });
+  await rejects(root.around("x", 1, () => Promise.resolve(1)), { message: "sync" });
   await root.fiber.dispose();
 });

@@ -1,5 +1,10 @@
 import { deepEqual, equal, notEqual, ok, throws } from "node:assert/strict";
-import { isLosslessJson, JsonSnapshotError, snapshotJson } from "../../core/json.ts";
+import {
+  isJsonSnapshot,
+  isLosslessJson,
+  JsonSnapshotError,
+  snapshotJson,
+} from "../../core/json.ts";
 
 function sparse(): unknown[] {
   const a = [1, 2, 3];
@@ -184,4 +189,28 @@ Deno.test("snapshotJson() throws JsonSnapshotError with the failing path and rea
     equal(error.path, "");
     return true;
   });
+});
+
+Deno.test("isJsonSnapshot(): the mark lives on the root, invisible to reflection, copies and proxies", () => {
+  const snapshot = snapshotJson({ a: [1], b: { c: "x" } }) as Record<string, unknown>;
+  equal(isJsonSnapshot(snapshot), true);
+  deepEqual(Reflect.ownKeys(snapshot), ["a", "b"]);
+  equal(isJsonSnapshot(snapshot.b), false, "only the root is marked");
+  equal(isJsonSnapshot(structuredClone(snapshot)), false);
+  equal(isJsonSnapshot({ ...snapshot }), false);
+  equal(isJsonSnapshot(Object.create(snapshot)), false, "not inherited");
+  const traps: string[] = [];
+  const proxy = new Proxy(snapshot, {
+    get: (t, k) => (traps.push(`get ${String(k)}`), Reflect.get(t, k)),
+    has: (t, k) => (traps.push(`has ${String(k)}`), Reflect.has(t, k)),
+    getOwnPropertyDescriptor: (
+      t,
+      k,
+    ) => (traps.push("gopd"), Reflect.getOwnPropertyDescriptor(t, k)),
+  });
+  equal(isJsonSnapshot(proxy), false);
+  deepEqual(traps, [], "no trap runs");
+  const array = snapshotJson([1, 2]);
+  equal(isJsonSnapshot(array), true);
+  equal(Array.isArray(array) && array.length, 2);
 });

@@ -463,3 +463,32 @@ Deno.test("exec.deferContext() survives a throw and rejects non-JSON content", a
   }]]);
   equal(text(outcome), "Error: after deferring");
 });
+
+Deno.test("the chain follows listeners, guards and layers added or removed between calls", async () => {
+  await using h = await harness();
+  h.ctx.tools.register(rawTool("t", () => [{ type: "text", text: "body" }]));
+  const call = (id: string) => h.ctx.tools.execute({ callId: id, name: "t", arguments: {} });
+  const seen: string[] = [];
+  equal(text(await call("1")), "body");
+  const offPre = h.ctx.on("tools/pre-execute", () => void seen.push("pre"));
+  const offAround = h.ctx.on("tools/execute", (_e: AroundExecution, next: Next) => {
+    seen.push("around");
+    return next();
+  });
+  const offPost = h.ctx.on("tools/post-execute", () => void seen.push("post"));
+  const offGuard = h.ctx.tools.guard(() => void seen.push("guard"));
+  const offLayer = h.ctx.tools.use({
+    position: "body",
+    run: (c, next) => (seen.push(`layer ${c.callId}`), next()),
+  });
+  equal(text(await call("2")), "body");
+  deepEqual(seen, ["pre", "guard", "around", "layer 2", "post"]);
+  for (const off of [offPre, offAround, offPost, offGuard, offLayer]) off();
+  seen.length = 0;
+  equal(text(await call("3")), "body");
+  deepEqual(seen, []);
+  const offDeny = h.ctx.tools.guard(() => "no");
+  equal((await call("4")).isError, true);
+  offDeny();
+  equal(text(await call("5")), "body");
+});
