@@ -21,6 +21,8 @@ export interface HostFile {
   readonly dev: number;
   /** The inode. */
   readonly ino: number;
+  /** The permission bits. */
+  readonly mode: number;
 }
 
 /** What a walk found. */
@@ -37,7 +39,14 @@ export function mtimeMsOf(info: Deno.FileInfo): number {
 }
 
 function hostFile(rel: string, info: Deno.FileInfo): HostFile {
-  return { rel, size: info.size, mtimeMs: mtimeMsOf(info), dev: info.dev, ino: info.ino ?? 0 };
+  return {
+    rel,
+    size: info.size,
+    mtimeMs: mtimeMsOf(info),
+    dev: info.dev,
+    ino: info.ino ?? 0,
+    mode: (info.mode ?? 0o644) & 0o7777,
+  };
 }
 
 /** Lists one folder of the walk: subfolders to visit, files to lstat. */

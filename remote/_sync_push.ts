@@ -12,18 +12,21 @@ import {
   walkHost,
 } from "./_sync_host.ts";
 import {
+  ARCHIVE_MAX_BYTES,
+  chunkBySize,
   hashScripts,
   INLINE_MAX_BYTES,
   listingScript,
+  nameList,
+  NAMES_MAX_BYTES,
   parseHashes,
   parseListing,
   parsePushOutput,
-  type PushOp,
   type PushOutput,
-  pushScripts,
+  pushScript,
   type RemoteEntry,
-  SCRIPT_MAX_BYTES,
 } from "./_sync_scripts.ts";
+import { gzip, tarArchive, tarSize } from "./_sync_tar.ts";
 import {
   absolute,
   messageOf,
@@ -80,68 +83,130 @@ function remoteChanged(state: SyncState, rel: string, before: RemoteEntry | unde
   return before?.key !== known;
 }
 
-/** Runs push scripts and collects their records. */
-async function runOps(
+/** A batch of changes to send. */
+interface Batch {
+  inline: Outgoing[];
+  large: Outgoing[];
+  removed: string[];
+}
+
+const encoder = new TextEncoder();
+
+function namesSize(names: readonly string[]): number {
+  return encoder.encode(nameList(names)).length;
+}
+
+/** Sends small files as gzipped tar archives, halving a batch until one fits in a script. */
+async function sendInline(
   state: SyncState,
   target: SyncTarget,
-  ops: readonly PushOp[],
-): Promise<PushOutput> {
-  const out: PushOutput = { before: new Map(), after: new Map(), failed: new Set() };
-  if (ops.length === 0) return out;
-  for (const script of pushScripts(state.workspace, ops)) {
-    parsePushOutput(await target.capture(script), out);
+  items: readonly Outgoing[],
+  out: PushOutput,
+): Promise<void> {
+  if (items.length === 0) return;
+  const names = items.map((item) => item.file.rel);
+  const tar = tarArchive(items.map((item) => ({
+    name: item.file.rel,
+    mode: item.file.mode,
+    mtimeMs: item.file.mtimeMs,
+    bytes: item.bytes,
+  })));
+  const archive = (await gzip(tar)).toBase64();
+  if (
+    items.length > 1 && (archive.length > ARCHIVE_MAX_BYTES || namesSize(names) > NAMES_MAX_BYTES)
+  ) {
+    const half = Math.ceil(items.length / 2);
+    await sendInline(state, target, items.slice(0, half), out);
+    await sendInline(state, target, items.slice(half), out);
+    return;
   }
-  return out;
+  const batch = { before: names, archive, removed: [], modes: [], after: names };
+  parsePushOutput(await target.capture(pushScript(state.workspace, batch)), out);
 }
 
-/** Records one written file in the state and the report. */
-function recordWrite(
-  state: SyncState,
-  item: Outgoing,
-  key: string,
-  report: ReportBuilder,
-): void {
-  const { rel, size, mtimeMs } = item.file;
-  state.manifest.set(rel, { size, mtimeMs, sha256: item.sha256 });
-  state.remote.set(rel, key);
-  report.uploaded++;
-  report.bytes += size;
-}
-
-/** Sends one batch: inline writes, stat-only ops for the large files, removals. */
-async function sendBatch(
+/** Sends large files through `writeFile`, with their entries before and modes after. */
+async function sendLarge(
   state: SyncState,
   target: SyncTarget,
-  batch: { inline: Outgoing[]; large: Outgoing[]; removed: string[] },
+  items: readonly Outgoing[],
+  out: PushOutput,
   report: ReportBuilder,
 ): Promise<void> {
-  const ops: PushOp[] = [
-    ...batch.inline.map((item): PushOp => ({
-      kind: "write",
-      name: item.file.rel,
-      base64: item.bytes.toBase64(),
-    })),
-    ...batch.large.map((item): PushOp => ({ kind: "stat", name: item.file.rel })),
-    ...batch.removed.map((rel): PushOp => ({ kind: "remove", name: rel })),
-  ];
-  const out = await runOps(state, target, ops);
-  const conflict = (rel: string) => {
-    if (remoteChanged(state, rel, out.before.get(rel))) report.conflicts.push(absolute(state, rel));
-  };
-  for (const item of batch.inline) {
-    const rel = item.file.rel;
-    conflict(rel);
-    if (out.failed.has(rel)) report.skip(absolute(state, rel), "the remote write failed");
-    else recordWrite(state, item, out.after.get(rel)?.key ?? UNKNOWN_KEY, report);
-  }
-  for (const item of batch.large) {
-    conflict(item.file.rel);
+  if (items.length === 0) return;
+  const names = items.map((item) => item.file.rel);
+  const none = { removed: [], modes: [], after: [] };
+  parsePushOutput(
+    await target.capture(pushScript(state.workspace, { ...none, before: names })),
+    out,
+  );
+  const written: Outgoing[] = [];
+  for (const item of items) {
     try {
       await target.writeFile(absolute(state, item.file.rel), item.bytes);
-      recordWrite(state, item, UNKNOWN_KEY, report);
+      written.push(item);
     } catch (error) {
       report.skip(absolute(state, item.file.rel), `the remote write failed: ${messageOf(error)}`);
     }
+  }
+  if (written.length === 0) return;
+  const modes = written.map((item) => ({ name: item.file.rel, mode: item.file.mode }));
+  const after = written.map((item) => item.file.rel);
+  parsePushOutput(
+    await target.capture(pushScript(state.workspace, { before: [], removed: [], modes, after })),
+    out,
+  );
+}
+
+/** Removes remote files, with their entries before. */
+async function sendRemovals(
+  state: SyncState,
+  target: SyncTarget,
+  names: readonly string[],
+  out: PushOutput,
+): Promise<void> {
+  const fixed = encoder.encode(pushScript(state.workspace, {
+    before: [],
+    removed: [],
+    modes: [],
+    after: [],
+  })).length;
+  for (const chunk of chunkBySize(names, (name) => 2 * (namesSize([name]) + 1), fixed)) {
+    const batch = { before: chunk, removed: chunk, modes: [], after: [] };
+    parsePushOutput(await target.capture(pushScript(state.workspace, batch)), out);
+  }
+}
+
+/** Sends one batch and records what landed. */
+async function sendBatch(
+  state: SyncState,
+  target: SyncTarget,
+  batch: Batch,
+  report: ReportBuilder,
+): Promise<void> {
+  const out: PushOutput = { before: new Map(), after: new Map() };
+  await sendInline(state, target, batch.inline, out);
+  await sendLarge(state, target, batch.large, out, report);
+  await sendRemovals(state, target, batch.removed, out);
+  const conflict = (rel: string) => {
+    if (remoteChanged(state, rel, out.before.get(rel))) report.conflicts.push(absolute(state, rel));
+  };
+  for (const item of [...batch.inline, ...batch.large]) {
+    const rel = item.file.rel;
+    const after = out.after.get(rel);
+    if (after === undefined && batch.large.includes(item)) continue; // reported by sendLarge
+    conflict(rel);
+    if (after?.type !== "f" || after.size !== item.bytes.length) {
+      report.skip(absolute(state, rel), "the remote write failed");
+      continue;
+    }
+    state.manifest.set(rel, {
+      size: item.file.size,
+      mtimeMs: item.file.mtimeMs,
+      sha256: item.sha256,
+    });
+    state.remote.set(rel, after.key);
+    report.uploaded++;
+    report.bytes += item.bytes.length;
   }
   for (const rel of batch.removed) {
     conflict(rel);
@@ -151,9 +216,13 @@ async function sendBatch(
   }
 }
 
+/** Raw bytes of small files gathered before a batch is sent. */
+const BATCH_RAW_BYTES = 1024 * 1024;
+
 /**
- * Pushes host changes since the last sync: changed and new files go up (batched into scripts,
- * large ones through `writeFile`), files deleted on the host are removed remotely.
+ * Pushes host changes since the last sync: changed and new files go up (small ones in gzipped
+ * tar archives inside scripts, large ones through `writeFile`), files deleted on the host are
+ * removed remotely.
  *
  * @param state The sync state.
  * @param target The remote side.
@@ -169,15 +238,15 @@ export async function pushChanges(
 ): Promise<SyncReport> {
   const walk = walked ?? await walkHost(state.workspace, state.hidden);
   reportSkips(state, walk, report);
-  let batch = { inline: [] as Outgoing[], large: [] as Outgoing[], removed: [] as string[] };
+  let batch: Batch = { inline: [], large: [], removed: [] };
   let pending = 0;
   for (const file of [...walk.files.values()].sort((a, b) => a.rel < b.rel ? -1 : 1)) {
     const item = await changed(state, file, report);
     if (item === undefined) continue;
-    const inline = Math.ceil(item.bytes.length / 3) * 4 <= INLINE_MAX_BYTES;
+    const inline = item.bytes.length <= INLINE_MAX_BYTES;
     (inline ? batch.inline : batch.large).push(item);
-    pending += inline ? item.bytes.length : 0;
-    if (pending >= SCRIPT_MAX_BYTES * 4 || batch.large.length >= 16) {
+    pending += inline ? tarSize({ name: item.file.rel, size: item.bytes.length }) : BATCH_RAW_BYTES;
+    if (pending >= BATCH_RAW_BYTES) {
       await sendBatch(state, target, batch, report);
       batch = { inline: [], large: [], removed: [] };
       pending = 0;

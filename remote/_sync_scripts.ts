@@ -15,8 +15,14 @@ import { HarnessError } from "../core/mod.ts";
 /** A script stays under this many bytes (Linux caps one argv string at 128 KiB). */
 export const SCRIPT_MAX_BYTES = 96 * 1024;
 
-/** A file whose base64 text is over this goes up through `writeFile` instead of a script. */
-export const INLINE_MAX_BYTES = 48 * 1024;
+/** A file over this many bytes goes up through `writeFile` instead of a script's archive. */
+export const INLINE_MAX_BYTES = 32 * 1024;
+
+/** The most base64 bytes of archive in one script. */
+export const ARCHIVE_MAX_BYTES = 64 * 1024;
+
+/** The most bytes of quoted names one script lists (each list appears up to twice). */
+export const NAMES_MAX_BYTES = 12 * 1024;
 
 /** The `find -printf` format of one stat record: type, size, mtime, inode, path. */
 const STAT_FORMAT = "%y %s %T@ %i %p\\0";
@@ -172,63 +178,70 @@ export function parseHashes(output: string): Map<string, string> {
   return hashes;
 }
 
-/** One change a push script applies. */
-export type PushOp =
-  | { readonly kind: "write"; readonly name: string; readonly base64: string }
-  | { readonly kind: "stat"; readonly name: string }
-  | { readonly kind: "remove"; readonly name: string };
+/** What one push script does, in this order. */
+export interface PushBatch {
+  /** Names whose entry is printed before anything changes (`O` records). */
+  readonly before: readonly string[];
+  /** A gzipped tar archive (base64) extracted into the workspace. */
+  readonly archive?: string;
+  /** Names removed. */
+  readonly removed: readonly string[];
+  /** Permission bits set on names written by `writeFile`. */
+  readonly modes: readonly { readonly name: string; readonly mode: number }[];
+  /** Names whose entry is printed after the changes (`N` records). */
+  readonly after: readonly string[];
+}
 
-function renderOp(op: PushOp): string {
-  const path = rel(op.name);
-  const before = `find ${path} -maxdepth 0 -printf 'O${STAT_FORMAT}' 2>/dev/null\n`;
-  if (op.kind === "stat") return before;
-  if (op.kind === "remove") return `${before}rm -f -- ${path}\n`;
-  const slash = op.name.lastIndexOf("/");
-  const folder = slash === -1 ? "" : `mkdir -p -- ${rel(op.name.slice(0, slash))} && `;
-  return `${before}${folder}base64 -d > "$T" <<'DSH_SYNC_EOF' && mv -fT -- "$T" ${path} ` +
-    `|| printf 'F%s\\0' ${path}\n${op.base64}\nDSH_SYNC_EOF\n` +
-    `find ${path} -maxdepth 0 -printf 'N${STAT_FORMAT}' 2>/dev/null\n`;
+/** The quoted `./name` list of names (its byte size is what batching budgets). */
+export function nameList(names: readonly string[]): string {
+  return names.map(rel).join(" ");
 }
 
 /**
- * The push scripts for `ops` (as many as the script size needs). Each prints, per op, the remote
- * entry before it (`O` record), then writes through a temp file and `mv -T` (a symlink at the
- * name is replaced, never followed) and prints the entry after (`N` record); a failed write
- * prints `F<path>`.
+ * One push script. Entries before (`O` records) let the host see remote edits it is about to
+ * overwrite (a conflict); entries after (`N` records) become the remote keys of the new content,
+ * so the next pull does not hash them. GNU tar replaces an existing name (a symlink included)
+ * rather than writing through it.
  *
  * @param workspace The absolute workspace path.
- * @param ops The changes.
- * @returns The scripts.
+ * @param batch What to do.
+ * @returns The script.
  */
-export function pushScripts(workspace: string, ops: readonly PushOp[]): string[] {
-  const head = `${enter(workspace, "create")}T=$(mktemp ./.dsh-sync.XXXXXX) || exit 3\n`;
-  const tail = `rm -f -- "$T"\nexit 0\n`;
-  const fixed = encoder.encode(head + tail).length;
-  return chunkBySize(ops, (op) => encoder.encode(renderOp(op)).length, fixed)
-    .map((chunk) => head + chunk.map(renderOp).join("") + tail);
+export function pushScript(workspace: string, batch: PushBatch): string {
+  const stat = (tag: string, names: readonly string[]) =>
+    names.length === 0
+      ? ""
+      : `find ${nameList(names)} -maxdepth 0 -printf '${tag}${STAT_FORMAT}' 2>/dev/null\n`;
+  const lines = (batch.archive ?? "").replace(/.{1,76}/g, "$&\n");
+  const extract = batch.archive === undefined
+    ? ""
+    : `base64 -d <<'DSH_SYNC_EOF' | gzip -dc | tar -x -f - --no-same-owner 2>&1 >/dev/null | ` +
+      `head -c 2000 >&2\n${lines}DSH_SYNC_EOF\n`;
+  const remove = batch.removed.length === 0 ? "" : `rm -f -- ${nameList(batch.removed)}\n`;
+  const modes = batch.modes.map(({ name, mode }) =>
+    `chmod ${(mode & 0o7777).toString(8)} -- ${rel(name)}\n`
+  ).join("");
+  return enter(workspace, "create") + stat("O", batch.before) + extract + remove + modes +
+    stat("N", batch.after) + "exit 0\n";
 }
 
-/** What a push script reported. */
+/** What push scripts reported. */
 export interface PushOutput {
-  /** Entries before the ops (by name). */
+  /** Entries before the changes (by name). */
   readonly before: Map<string, RemoteEntry>;
-  /** Entries after the writes (by name). */
+  /** Entries after them (by name). */
   readonly after: Map<string, RemoteEntry>;
-  /** Names whose write failed. */
-  readonly failed: Set<string>;
 }
 
 /**
- * Parses the output of {@linkcode pushScripts}.
+ * Parses the output of {@linkcode pushScript}.
  *
  * @param output The stdout.
  * @param into Where to add the records.
  */
 export function parsePushOutput(output: string, into: PushOutput): void {
   for (const record of output.split("\0")) {
-    if (record === "") continue;
     const tag = record[0];
-    if (tag === "F" && record.startsWith("F./")) into.failed.add(record.slice(3));
     const entry = tag === "O" || tag === "N" ? parseStat(record.slice(1)) : undefined;
     if (entry !== undefined) (tag === "O" ? into.before : into.after).set(entry.name, entry);
   }

@@ -72,7 +72,9 @@ export class DirTarget implements SyncTarget {
       stderr: "piped",
     }).output();
     if (!output.success) {
-      throw new Error(`remote script failed (${output.code}): ${new TextDecoder().decode(output.stderr)}`);
+      throw new Error(
+        `remote script failed (${output.code}): ${new TextDecoder().decode(output.stderr)}`,
+      );
     }
     return output.stdout;
   }

@@ -163,7 +163,13 @@ Deno.test("pull brings back edits, new files and deletions, and one capture when
   deepEqual(report.skipped, []);
   deepEqual(
     Object.fromEntries(await filesOf(s.host)),
-    { "a.txt": "remote edit", "b.txt": "2", "out/new.txt": "made", "t.txt": "t", "out/bin": "\0\uFFFD" },
+    {
+      "a.txt": "remote edit",
+      "b.txt": "2",
+      "out/new.txt": "made",
+      "t.txt": "t",
+      "out/bin": "\0\uFFFD",
+    },
   );
   deepEqual(await Deno.readFile(`${s.host}/out/bin`), new Uint8Array([0, 255]));
   await rejects(Deno.stat(`${s.host}/gone`), Deno.errors.NotFound); // the emptied folder too
