@@ -216,6 +216,22 @@ async function sendBatch(
   }
 }
 
+/** Files read and hashed at once. */
+const READ_AHEAD = 16;
+
+/** `read` of each item in order, up to {@linkcode READ_AHEAD} running at once. */
+async function* readAhead<T, R>(
+  items: readonly T[],
+  read: (item: T) => Promise<R>,
+): AsyncGenerator<R> {
+  const running: Promise<R>[] = [];
+  let next = 0;
+  while (next < items.length || running.length > 0) {
+    while (next < items.length && running.length < READ_AHEAD) running.push(read(items[next++]!));
+    yield await running.shift()!;
+  }
+}
+
 /** Raw bytes of small files gathered before a batch is sent. */
 const BATCH_RAW_BYTES = 1024 * 1024;
 
@@ -240,8 +256,12 @@ export async function pushChanges(
   reportSkips(state, walk, report);
   let batch: Batch = { inline: [], large: [], removed: [] };
   let pending = 0;
-  for (const file of [...walk.files.values()].sort((a, b) => a.rel < b.rel ? -1 : 1)) {
-    const item = await changed(state, file, report);
+  const files = [...walk.files.values()].filter((file) => {
+    const entry = state.manifest.get(file.rel);
+    return entry === undefined || !sameStat(file, entry);
+  }).sort((a, b) => a.rel < b.rel ? -1 : 1);
+  const items = readAhead(files, (file) => changed(state, file, report));
+  for await (const item of items) {
     if (item === undefined) continue;
     const inline = item.bytes.length <= INLINE_MAX_BYTES;
     (inline ? batch.inline : batch.large).push(item);

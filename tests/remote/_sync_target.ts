@@ -73,7 +73,9 @@ export class DirTarget implements SyncTarget {
     }).output();
     if (!output.success) {
       throw new Error(
-        `remote script failed (${output.code}): ${new TextDecoder().decode(output.stderr)}`,
+        `remote script failed (${output.code}${output.signal ? `, ${output.signal}` : ""}): ${
+          new TextDecoder().decode(output.stderr)
+        }`,
       );
     }
     return output.stdout;
