@@ -12,6 +12,23 @@
 import { createWorkspaceSync, type WorkspaceSync } from "../remote/mod.ts";
 import { DirTarget } from "../tests/remote/_sync_target.ts";
 
+/**
+ * The test adapter, retrying once a capture whose shell was SIGKILLed (exit 137). On the shared
+ * 2-core machine this was seen now and then under `deno bench` only, never when the same script
+ * was re-run alone; the cause was not found. Retries are printed, so a run shows them.
+ */
+class BenchTarget extends DirTarget {
+  override async runBytes(script: string): Promise<Uint8Array> {
+    try {
+      return await super.runBytes(script);
+    } catch (error) {
+      if (!/failed \(137/.test((error as Error).message)) throw error;
+      console.error("sync bench: a capture was SIGKILLed (137); retried once");
+      return await super.runBytes(script);
+    }
+  }
+}
+
 const FILES = 1000;
 const root = await Deno.makeTempDir({ prefix: "dsh_sync_bench_" });
 const host = `${root}/host`;
@@ -26,7 +43,7 @@ let fresh = 0;
 async function emptyRemote(): Promise<DirTarget> {
   const remote = `${root}/remote_${fresh++}`;
   await Deno.mkdir(remote);
-  return new DirTarget(host, remote);
+  return new BenchTarget(host, remote);
 }
 
 /** A remote that already holds the workspace, with its sync. */
