@@ -117,6 +117,22 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+/** Reads an open file to its end; `size` (from its stat) sizes the first buffer. */
+async function readToEnd(handle: Deno.FsFile, size: number): Promise<Uint8Array> {
+  let buffer = new Uint8Array(size + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      const grown = new Uint8Array(buffer.length * 2);
+      grown.set(buffer);
+      buffer = grown;
+    }
+    const count = await handle.read(buffer.subarray(length));
+    if (count === null) return buffer.subarray(0, length);
+    length += count;
+  }
+}
+
 /**
  * Reads a walked file, only when the path still names that very file (same device and inode,
  * checked on the open handle).
@@ -142,14 +158,9 @@ export async function readHostFile(
     if (!info.isFile || info.dev !== file.dev || (info.ino ?? 0) !== file.ino) {
       throw new HarnessError("SYNC_HOST", `"${path}" was replaced during the sync: not synced`);
     }
-    const bytes = new Uint8Array(await new Response(handle.readable).arrayBuffer());
-    return { bytes, info };
+    return { bytes: await readToEnd(handle, info.size), info };
   } finally {
-    try {
-      handle.close();
-    } catch {
-      // The readable closed it.
-    }
+    handle.close();
   }
 }
 

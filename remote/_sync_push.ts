@@ -105,6 +105,12 @@ async function sendInline(
 ): Promise<void> {
   if (items.length === 0) return;
   const names = items.map((item) => item.file.rel);
+  const split = async () => {
+    const half = Math.ceil(items.length / 2);
+    await sendInline(state, target, items.slice(0, half), out);
+    await sendInline(state, target, items.slice(half), out);
+  };
+  if (items.length > 1 && namesSize(names) > NAMES_MAX_BYTES) return await split();
   const tar = tarArchive(items.map((item) => ({
     name: item.file.rel,
     mode: item.file.mode,
@@ -112,14 +118,7 @@ async function sendInline(
     bytes: item.bytes,
   })));
   const archive = (await gzip(tar)).toBase64();
-  if (
-    items.length > 1 && (archive.length > ARCHIVE_MAX_BYTES || namesSize(names) > NAMES_MAX_BYTES)
-  ) {
-    const half = Math.ceil(items.length / 2);
-    await sendInline(state, target, items.slice(0, half), out);
-    await sendInline(state, target, items.slice(half), out);
-    return;
-  }
+  if (items.length > 1 && archive.length > ARCHIVE_MAX_BYTES) return await split();
   const batch = { before: names, archive, removed: [], modes: [], after: names };
   parsePushOutput(await target.capture(pushScript(state.workspace, batch)), out);
 }
