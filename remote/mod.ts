@@ -30,3 +30,6 @@ export type {
   WorkspaceSync,
   WorkspaceSyncOptions,
 } from "./workspace_sync.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { ProtectedDecision, ProtectedPath, ProtectedPaths } from "../builtins/mod.ts";
