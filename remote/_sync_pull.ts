@@ -9,7 +9,14 @@ import { badRemoteName } from "./_sync_names.ts";
 import { hostSlot, mtimeMsOf, removeHostFile, sha256Hex, writeHostFile } from "./_sync_host.ts";
 import { remoteHashes, remoteListing } from "./_sync_push.ts";
 import type { RemoteEntry } from "./_sync_scripts.ts";
-import { absolute, messageOf, ReportBuilder, sameStat, type SyncState } from "./_sync_state.ts";
+import {
+  absolute,
+  isProtected,
+  messageOf,
+  ReportBuilder,
+  sameStat,
+  type SyncState,
+} from "./_sync_state.ts";
 import type { SyncReport, SyncTarget } from "./workspace_sync.ts";
 
 /** A changed remote file that may come back. */
@@ -28,7 +35,7 @@ function stayReason(state: SyncState, entry: RemoteEntry): string | undefined {
   if (entry.type === "l") return "a symlink: never created on the host, stays remote only";
   if (entry.type !== "f") return "not a regular file: stays remote only";
   if (state.hidden(entry.name) !== undefined) return "hidden: stays remote only";
-  if (state.protectedPaths.find(absolute(state, entry.name)) !== undefined) {
+  if (isProtected(state, entry.name)) {
     return "protected: stays remote only";
   }
   return undefined;
@@ -141,7 +148,7 @@ async function applyDeletion(state: SyncState, rel: string, report: ReportBuilde
     return;
   }
   state.manifest.delete(rel);
-  if (state.protectedPaths.find(path) !== undefined) {
+  if (isProtected(state, rel)) {
     report.skip(path, "protected: the host keeps it (the next push restores it remotely)");
     return;
   }

@@ -34,6 +34,8 @@ export interface SyncState {
   readonly hidden: HiddenMatcher;
   /** Which paths are protected. */
   readonly protectedPaths: ProtectedPaths;
+  /** The workspace with its symlinks resolved (protected paths may be named either way). */
+  readonly realWorkspace: string;
   /** The most bytes one pull downloads. */
   readonly maxPullBytes: number;
 }
@@ -89,6 +91,18 @@ export class ReportBuilder {
  */
 export function absolute(state: SyncState, rel: string): string {
   return state.workspace === "/" ? `/${rel}` : `${state.workspace}/${rel}`;
+}
+
+/**
+ * Whether `rel` is a protected path, named from the workspace as given or as resolved.
+ *
+ * @param state The state.
+ * @param rel The relative path.
+ * @returns True when protected.
+ */
+export function isProtected(state: SyncState, rel: string): boolean {
+  return state.protectedPaths.find(absolute(state, rel)) !== undefined ||
+    state.protectedPaths.find(`${state.realWorkspace}/${rel}`) !== undefined;
 }
 
 /**

@@ -91,6 +91,14 @@ function checkedWorkspace(workspace: string): string {
   return normalized;
 }
 
+function realPathOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path; // Missing or not inspectable: the path as given.
+  }
+}
+
 function homeDir(): string | undefined {
   try {
     return Deno.env.get("HOME");
@@ -134,6 +142,7 @@ export function createWorkspaceSync(options: WorkspaceSyncOptions): WorkspaceSyn
     reported: new Set(),
     hidden: hiddenMatcher(workspace, options.hiddenPaths ?? [], options.home ?? homeDir()),
     protectedPaths: options.protectedPaths ?? new ProtectedPaths([workspace]),
+    realWorkspace: realPathOr(workspace),
     maxPullBytes,
   };
   let queue: Promise<unknown> = Promise.resolve();

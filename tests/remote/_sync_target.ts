@@ -67,7 +67,18 @@ export class DirTarget implements SyncTarget {
 
   async runBytes(script: string): Promise<Uint8Array> {
     const output = await new Deno.Command("bwrap", {
-      args: ["--dev-bind", "/", "/", "--bind", this.remote, this.host, "bash", "-c", script],
+      // bwrap cannot mount onto a symlink: the real path of the workspace takes the mount.
+      args: [
+        "--dev-bind",
+        "/",
+        "/",
+        "--bind",
+        this.remote,
+        Deno.realPathSync(this.host),
+        "bash",
+        "-c",
+        script,
+      ],
       stdout: "piped",
       stderr: "piped",
     }).output();

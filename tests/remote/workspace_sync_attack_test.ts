@@ -274,3 +274,23 @@ Deno.test("push keeps permission bits and replaces a remote symlink instead of w
   equal(await Deno.readTextFile(`${remote}/t.txt`), "host edit");
   equal(await Deno.readTextFile(`${root.path}/remote_outside/x`), "untouched");
 });
+
+Deno.test("protected paths named from the resolved workspace hold when the workspace is a symlinked path", async () => {
+  await using root = await tempDir("dsh_sync_reallink_");
+  const real = `${root.path}/real`;
+  const host = `${root.path}/link`;
+  const remote = `${root.path}/remote`;
+  await writeFiles(real, { "tools/p.ts": "export {};", "a.txt": "a" });
+  await Deno.symlink(real, host);
+  await Deno.mkdir(remote);
+  const protectedPaths = new ProtectedPaths([real]);
+  protectedPaths.set("plugin:p", [{ path: `${real}/tools/p.ts`, reason: "a plugin file" }]);
+  const target = new DirTarget(host, remote);
+  const sync = createWorkspaceSync({ workspace: host, protectedPaths });
+  equal((await sync.upload(target)).uploaded, 2);
+  await target.run("printf evil > tools/p.ts && printf b > a.txt");
+  const report = await sync.pull(target);
+  equal(reasonOf(report, `${host}/tools/p.ts`), "protected: stays remote only");
+  equal(await Deno.readTextFile(`${real}/tools/p.ts`), "export {};");
+  equal(await Deno.readTextFile(`${real}/a.txt`), "b");
+});
