@@ -7,7 +7,7 @@
  */
 import { badRemoteName } from "./_sync_names.ts";
 import { hostSlot, mtimeMsOf, removeHostFile, sha256Hex, writeHostFile } from "./_sync_host.ts";
-import { remoteHashes, remoteListing } from "./_sync_push.ts";
+import { remoteHashes, remoteListing } from "./_sync_remote.ts";
 import type { RemoteEntry } from "./_sync_scripts.ts";
 import {
   absolute,

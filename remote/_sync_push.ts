@@ -14,13 +14,9 @@ import {
 import {
   ARCHIVE_MAX_BYTES,
   chunkBySize,
-  hashScripts,
   INLINE_MAX_BYTES,
-  listingScript,
   nameList,
   NAMES_MAX_BYTES,
-  parseHashes,
-  parseListing,
   parsePushOutput,
   type PushOutput,
   pushScript,
@@ -35,6 +31,7 @@ import {
   type SyncState,
   UNKNOWN_KEY,
 } from "./_sync_state.ts";
+import { remoteHashes, remoteListing } from "./_sync_remote.ts";
 import type { SyncReport, SyncTarget } from "./workspace_sync.ts";
 
 /** A host file that goes up, with its content. */
@@ -215,21 +212,35 @@ async function sendBatch(
   }
 }
 
-/** Files read and hashed at once. */
+/** Files read and hashed at once, and the bytes they may hold together (one file may exceed it). */
 const READ_AHEAD = 16;
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
 
-/** `read` of each item in order, up to {@linkcode READ_AHEAD} running at once. */
-async function* readAhead<T, R>(
-  items: readonly T[],
-  read: (item: T) => Promise<R>,
+/** `read` of each file in order, up to {@linkcode READ_AHEAD} files (and 8 MiB) at once. */
+async function* readAhead<R>(
+  files: readonly HostFile[],
+  read: (file: HostFile) => Promise<R>,
 ): AsyncGenerator<R> {
-  const running: Promise<R>[] = [];
+  const running: { size: number; result: Promise<R> }[] = [];
+  let inFlight = 0;
   let next = 0;
-  while (next < items.length || running.length > 0) {
-    while (next < items.length && running.length < READ_AHEAD) running.push(read(items[next++]!));
-    yield await running.shift()!;
+  while (next < files.length || running.length > 0) {
+    while (
+      next < files.length && running.length < READ_AHEAD &&
+      (running.length === 0 || inFlight + files[next]!.size <= READ_AHEAD_BYTES)
+    ) {
+      const file = files[next++]!;
+      inFlight += file.size;
+      running.push({ size: file.size, result: read(file) });
+    }
+    const first = running.shift()!;
+    inFlight -= first.size;
+    yield await first.result;
   }
 }
+
+/** A host file over this many bytes is not pushed (it would be read whole). */
+export const MAX_PUSH_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Raw bytes of small files gathered before a batch is sent. */
 const BATCH_RAW_BYTES = 1024 * 1024;
@@ -257,7 +268,16 @@ export async function pushChanges(
   let pending = 0;
   const files = [...walk.files.values()].filter((file) => {
     const entry = state.manifest.get(file.rel);
-    return entry === undefined || !sameStat(file, entry);
+    if (entry !== undefined && sameStat(file, entry)) return false;
+    if (file.size <= MAX_PUSH_FILE_BYTES) return true;
+    if (!state.reported.has(file.rel)) {
+      state.reported.add(file.rel);
+      report.skip(
+        absolute(state, file.rel),
+        `too large to sync: ${file.size} bytes (the limit is ${MAX_PUSH_FILE_BYTES})`,
+      );
+    }
+    return false;
   }).sort((a, b) => a.rel < b.rel ? -1 : 1);
   const items = readAhead(files, (file) => changed(state, file, report));
   for await (const item of items) {
@@ -276,28 +296,6 @@ export async function pushChanges(
   }
   await sendBatch(state, target, batch, report);
   return report.done();
-}
-
-/** The remote's sha256 of `names`. */
-export async function remoteHashes(
-  state: SyncState,
-  target: SyncTarget,
-  names: readonly string[],
-): Promise<Map<string, string>> {
-  const hashes = new Map<string, string>();
-  if (names.length === 0) return hashes;
-  for (const script of hashScripts(state.workspace, names)) {
-    for (const [name, sha] of parseHashes(await target.capture(script))) hashes.set(name, sha);
-  }
-  return hashes;
-}
-
-/** Lists the remote workspace (one capture). */
-export async function remoteListing(
-  state: SyncState,
-  target: SyncTarget,
-): Promise<{ entries: RemoteEntry[]; malformed: string[] }> {
-  return parseListing(await target.capture(listingScript(state.workspace)));
 }
 
 /**

@@ -226,6 +226,22 @@ Deno.test("the same new file on both sides: equal content is adopted, different 
   equal(await Deno.readTextFile(`${s.remote}/diff.txt`), "host");
 });
 
+Deno.test("a host file over 256 MiB is reported once and not read", async () => {
+  await using s = await sides({ "small.txt": "s" });
+  const file = await Deno.open(`${s.host}/sparse.img`, { write: true, create: true });
+  await file.truncate(300 * 1024 * 1024); // sparse: nothing to read if it were read
+  file.close();
+  const sync = createWorkspaceSync({ workspace: s.host });
+  const report = await sync.upload(s.target);
+  equal(report.uploaded, 1);
+  equal(
+    reasons(report, s.host)["sparse.img"],
+    `too large to sync: ${300 * 1024 * 1024} bytes (the limit is ${256 * 1024 * 1024})`,
+  );
+  deepEqual((await sync.push(s.target)).skipped, []);
+  ok(!(await Deno.lstat(`${s.remote}/sparse.img`).then(() => true, () => false)));
+});
+
 Deno.test("bad options get clear errors", () => {
   for (const workspace of ["rel/ws", "/", "/a/../b", "/a/./b"]) {
     try {
