@@ -319,7 +319,8 @@ export async function uploadWorkspace(state: SyncState, target: SyncTarget): Pro
       continue; // Unchanged on the remote since the sync that wrote it.
     }
     state.manifest.delete(file.rel);
-    if (entry?.type === "f") state.remote.set(file.rel, entry.key);
+    // What the remote holds there now is the baseline: an upload overwrites it without a conflict.
+    if (entry !== undefined) state.remote.set(file.rel, entry.key);
     else state.remote.delete(file.rel);
     if (entry?.type === "f" && entry.size === file.size) candidates.push(file);
   }
