@@ -7,6 +7,29 @@
  * import { denoSandboxExecutor } from "@dsh/harness/remote";
  * ```
  *
+ * @example Workspace sync (docs/contracts.md §11 "Workspace sync")
+ * ```ts ignore
+ * import { createWorkspaceSync, type SyncTarget } from "@dsh/harness/remote";
+ * declare const target: SyncTarget; // the remote executor, or an adapter over it
+ * const sync = createWorkspaceSync({ workspace: "/home/me/project" });
+ * await sync.upload(target); // once, when the environment is created or reattached
+ * await sync.push(target); // before each call
+ * const { downloaded, conflicts, skipped } = await sync.pull(target); // after it
+ * ```
+ *
  * @module
  */
-export {};
+export {
+  createWorkspaceSync,
+  DEFAULT_MAX_PULL_BYTES,
+  SYNC_HIDDEN_NAMES,
+} from "./workspace_sync.ts";
+export type {
+  SyncReport,
+  SyncTarget,
+  WorkspaceSync,
+  WorkspaceSyncOptions,
+} from "./workspace_sync.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type { ProtectedDecision, ProtectedPath, ProtectedPaths } from "../builtins/mod.ts";
