@@ -17,7 +17,7 @@ import {
   mergedScript,
 } from "../tools/executor.ts";
 import { initStatusSignal } from "../jobs/process_containment.ts";
-import { disconnected, fsError, isConnectionLoss, unavailable } from "./_errors.ts";
+import { disconnected, fsError, isConnectionLoss, isNotFound, unavailable } from "./_errors.ts";
 
 /** Where job folders live in the sandbox. */
 export const JOBS_DIR = "/tmp/dsh-jobs";
@@ -114,7 +114,7 @@ async function exitOf(
   try {
     text = new TextDecoder().decode(await sandbox.fs.readFile(run.exitPath));
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (isNotFound(error)) return undefined;
     throw fsError("read", run.exitPath, name, error);
   }
   const code = Number.parseInt(text.trim(), 10);

@@ -28,6 +28,36 @@ export function isGoneAnswer(error: unknown): boolean {
   return /not.?found|gone|terminated|expired|stopped|killed/i.test(String(error.code ?? ""));
 }
 
+/** What a file error from the sandbox means. */
+export type FsErrorKind = "not-found" | "is-directory" | "denied" | "other";
+
+const KINDS: Record<string, FsErrorKind> = {
+  NotFound: "not-found",
+  ENOENT: "not-found",
+  IsADirectory: "is-directory",
+  EISDIR: "is-directory",
+  PermissionDenied: "denied",
+  NotCapable: "denied",
+  EACCES: "denied",
+  EPERM: "denied",
+};
+
+/**
+ * Classifies an SDK file error. The SDK rebuilds `Deno.errors.*` from the wire with the classes
+ * of its Deno shim (not this runtime's), so the class name and the errno code decide.
+ */
+export function fsErrorKind(error: unknown): FsErrorKind {
+  if (!(error instanceof Error)) return "other";
+  const code = (error as { code?: unknown }).code;
+  return KINDS[error.constructor.name] ?? KINDS[error.name] ??
+    (typeof code === "string" ? KINDS[code] : undefined) ?? "other";
+}
+
+/** True for a file error that means nothing exists at the path. */
+export function isNotFound(error: unknown): boolean {
+  return fsErrorKind(error) === "not-found";
+}
+
 /** The sandbox's name for messages: `Deno Sandbox sbx_… (session s1)`. */
 export function sandboxName(id: string | undefined, sessionId: string): string {
   return `Deno Sandbox ${id ?? "(not created)"} (session ${sessionId})`;
@@ -111,21 +141,22 @@ export function fsError(
     return disconnected(`${operation} "${path}"`, name, error, "the next call reconnects");
   }
   if (error instanceof HarnessError) return error;
-  if (error instanceof Deno.errors.NotFound) {
+  const kind = fsErrorKind(error);
+  if (kind === "not-found") {
     return new HarnessError(
       "NOT_FOUND",
       `Cannot ${operation} "${path}": file not found ${where}`,
       options,
     );
   }
-  if (error instanceof Deno.errors.IsADirectory) {
+  if (kind === "is-directory") {
     return new HarnessError(
       "IS_DIRECTORY",
       `Cannot ${operation} "${path}": it is a directory ${where}`,
       options,
     );
   }
-  if (error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable) {
+  if (kind === "denied") {
     return new HarnessError(
       "PERMISSION_DENIED",
       `Cannot ${operation} "${path}": permission denied ${where}`,

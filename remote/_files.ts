@@ -7,7 +7,7 @@
  */
 import type { Sandbox } from "@deno/sandbox";
 import type { DirEntry, FileStat } from "../tools/executor.ts";
-import { fsError } from "./_errors.ts";
+import { fsError, isNotFound } from "./_errors.ts";
 import { parentOf } from "./_paths.ts";
 
 /** Reads a whole file. */
@@ -35,7 +35,7 @@ export async function writeRemote(
     try {
       await sandbox.fs.writeFile(path, bytes);
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      if (!(isNotFound(error))) throw error;
       await sandbox.fs.mkdir(parentOf(path), { recursive: true });
       await sandbox.fs.writeFile(path, bytes);
     }
@@ -60,7 +60,7 @@ export async function statRemote(
       mtimeMs: mtime instanceof Date ? mtime.getTime() : null,
     };
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (isNotFound(error)) return undefined;
     throw fsError("read", path, name, error);
   }
 }
@@ -93,7 +93,7 @@ export async function removeRemote(
   try {
     await sandbox.fs.remove(path, { recursive });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return;
+    if (isNotFound(error)) return;
     throw fsError("write", path, name, error);
   }
 }

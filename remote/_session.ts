@@ -20,10 +20,18 @@ import type {
   SpawnOptions,
 } from "../tools/executor.ts";
 import { PROVIDER, type SandboxLink } from "./_connection.ts";
-import { disconnected, gone, isConnectionLoss, messageOf, unavailable } from "./_errors.ts";
+import {
+  disconnected,
+  fsError,
+  gone,
+  isConnectionLoss,
+  messageOf,
+  unavailable,
+} from "./_errors.ts";
 import { readDirRemote, readRemote, removeRemote, statRemote, writeRemote } from "./_files.ts";
 import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
+import { safeCancel } from "./_streams.ts";
 import { readRemoteRun, startRemote } from "./_detached.ts";
 import type { SyncTargetLike, WorkspaceSyncLike } from "./_sync_seam.ts";
 
@@ -80,15 +88,25 @@ export class SandboxSessionExecutor implements Executor {
   async #ready(): Promise<Sandbox> {
     const sandbox = await this.#link.sandbox();
     const sync = this.#settings.sync;
-    if (sync === undefined) return sandbox;
-    const target = this.#target(sandbox);
     if (this.#synced !== this.#link.generation) {
-      await sync.upload(target);
+      // A new (or reattached) sandbox: the workspace and roots exist at their host paths.
+      await this.#makeRoots(sandbox);
+      if (sync !== undefined) await sync.upload(this.#target(sandbox));
       this.#synced = this.#link.generation;
-    } else {
-      await sync.push(target);
+    } else if (sync !== undefined) {
+      await sync.push(this.#target(sandbox));
     }
     return sandbox;
+  }
+
+  async #makeRoots(sandbox: Sandbox): Promise<void> {
+    for (const root of this.#settings.roots) {
+      try {
+        await sandbox.fs.mkdir(root, { recursive: true });
+      } catch (error) {
+        throw fsError("write", root, this.#link.name, error);
+      }
+    }
   }
 
   async #pull(): Promise<void> {
@@ -186,8 +204,8 @@ export class SandboxSessionExecutor implements Executor {
     return {
       pid: child.pid,
       stdin: options.stdin === "piped" ? child.stdin : null,
-      stdout: child.stdout!,
-      stderr: child.stderr!,
+      stdout: safeCancel(child.stdout!),
+      stderr: safeCancel(child.stderr!),
       status,
       kill,
     };

@@ -13,6 +13,34 @@ import type { RunOptions } from "../tools/executor.ts";
  */
 export const DRAIN_IDLE_MS = 300;
 
+/**
+ * A reason for cancelling an SDK stream: the SDK encodes it for the wire and throws on anything
+ * but an Error (so a bare `cancel()` would never reach the sandbox).
+ */
+export function stopReading(): Error {
+  return new Error("dsh: reading stopped");
+}
+
+/**
+ * `stream` with a `cancel` that always passes an Error to the SDK (callers may cancel bare).
+ *
+ * @param stream An SDK stream.
+ * @returns The safe stream.
+ */
+export function safeCancel(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason instanceof Error ? reason : stopReading());
+    },
+  });
+}
+
 /** The stdout pump. */
 export interface OutputPump {
   /** Settles when the stream ended, failed or was cancelled. */
@@ -53,7 +81,7 @@ export function pumpOutput(
       } catch (error) {
         failure = error;
         onError();
-        await reader.cancel().catch(() => {});
+        await reader.cancel(stopReading()).catch(() => {});
         return;
       } finally {
         delivering = false;
@@ -66,7 +94,7 @@ export function pumpOutput(
     idleMs: () => delivering ? 0 : Date.now() - lastRead,
     error: () => failure,
     cancel: async () => {
-      await reader.cancel().catch(() => {});
+      await reader.cancel(stopReading()).catch(() => {});
       await done;
     },
   };
@@ -157,7 +185,7 @@ export function readProtocol(stream: ReadableStream<Uint8Array>): Protocol {
     first.resolve(undefined);
   });
   const cancel = async () => {
-    await reader.cancel().catch(() => {});
+    await reader.cancel(stopReading()).catch(() => {});
     await ended;
   };
   return {
