@@ -18,7 +18,10 @@ export const DRAIN_IDLE_MS = 300;
  * but an Error (so a bare `cancel()` would never reach the sandbox).
  */
 export function stopReading(): Error {
-  return new Error("dsh: reading stopped");
+  const error = new Error("dsh: reading stopped");
+  // The SDK logs the stack of every error it encodes; this one has nothing to tell.
+  error.stack = "";
+  return error;
 }
 
 /**
