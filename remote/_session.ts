@@ -69,6 +69,12 @@ export class SandboxSessionExecutor implements Executor {
   #synced = -1;
   readonly #pulledRuns = new Set<string>();
 
+  /**
+   * Made by the provider ({@linkcode DenoSandboxExecutor.forSession}), not directly.
+   *
+   * @param link The session's sandbox link.
+   * @param settings What the provider's sessions share.
+   */
   constructor(link: SandboxLink, settings: SessionSettings) {
     this.sessionId = link.sessionId;
     this.#link = link;

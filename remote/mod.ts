@@ -27,3 +27,18 @@ export type {
   WorkspaceSyncLike,
 } from "./deno_sandbox_executor.ts";
 export type { SandboxSessionExecutor } from "./_session.ts";
+
+// Types the signatures above use, re-exported so this entry point documents itself.
+export type {
+  DetachedRead,
+  DetachedRun,
+  DirEntry,
+  ExecChild,
+  ExecStatus,
+  Executor,
+  ExecutorRecord,
+  FileStat,
+  RunOptions,
+  RunResult,
+  SpawnOptions,
+} from "../tools/executor.ts";
