@@ -210,8 +210,8 @@ export class SandboxSessionExecutor implements Executor {
     return {
       pid: child.pid,
       stdin: options.stdin === "piped" ? child.stdin : null,
-      stdout: safeCancel(child.stdout!),
-      stderr: safeCancel(child.stderr!),
+      stdout: safeCancel(child.stdout!, status),
+      stderr: safeCancel(child.stderr!, status),
       status,
       kill,
     };

@@ -108,6 +108,38 @@ Deno.test(
 );
 
 Deno.test(
+  "faults: a spawned child whose WebSocket dropped fails its status and streams, no hang",
+  opts,
+  async () => {
+    await using fx = await remoteFixture();
+    const session = fx.executor.forSession("s1");
+    const child = await session.spawn("sleep", { args: ["300"] });
+    fx.standIn.dropConnections(session.sandboxId!);
+    await rejects(child.status, code("REMOTE_DISCONNECTED"));
+    await rejects(new Response(child.stdout).text(), code("REMOTE_DISCONNECTED"));
+    equal((await session.run("true")).exitCode, 0, "the next call reconnects");
+  },
+);
+
+Deno.test(
+  "destroy ends the sandbox; the next call creates a new one (not a replacement)",
+  opts,
+  async () => {
+    await using fx = await remoteFixture();
+    const session = fx.executor.forSession("s1");
+    const record = await session.open();
+    await session.destroy();
+    equal(fx.standIn.sandboxes()[0]?.ended, "killed");
+    equal(session.sandboxId, undefined);
+    await session.run("true");
+    notEqual(session.sandboxId, record.id);
+    equal(fx.records.at(-1)?.record.replaced, undefined);
+    await session.destroy();
+    await session.destroy();
+  },
+);
+
+Deno.test(
   "faults: a sandbox that timed out or was lost mid-call is REMOTE_GONE, then replaced",
   opts,
   async () => {
