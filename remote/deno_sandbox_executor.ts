@@ -38,9 +38,7 @@ import { NEVER_PASSED_ENV_VARS } from "../core/env_policy.ts";
 import { type LinkSettings, PROVIDER, SandboxLink } from "./_connection.ts";
 import { normalize } from "./_paths.ts";
 import { SandboxSessionExecutor } from "./_session.ts";
-import type { SyncTargetLike, WorkspaceSyncLike } from "./_sync_seam.ts";
-
-export type { SyncTargetLike, WorkspaceSyncLike };
+import type { WorkspaceSync } from "./workspace_sync.ts";
 
 /** The session calls without a session id use. */
 export const DEFAULT_SESSION = "default";
@@ -91,8 +89,12 @@ export interface DenoSandboxExecutorOptions {
    * `executor/opened` with the record to the session log.
    */
   readonly onRecord?: (sessionId: string, record: ExecutorRecord) => void | Promise<void>;
-  /** The workspace sync (see `workspace_sync.ts`). @default {none: files stay remote} */
-  readonly sync?: WorkspaceSyncLike;
+  /**
+   * The workspace sync (`createWorkspaceSync` in `workspace_sync.ts`): uploaded once
+   * per created or reattached sandbox, pushed before each call, pulled after each run or spawn
+   * and after a write or remove. @default {none: files stay in the sandbox}
+   */
+  readonly sync?: WorkspaceSync;
 }
 
 function env(name: string): string | undefined {
