@@ -64,9 +64,10 @@ export interface DenoSandboxExecutorOptions {
   /** Memory in MiB (768-4096). @default {1280} */
   readonly memory?: number;
   /**
-   * Lifetime of each sandbox, `"<n>m"` or `"<n>s"`. Not `"session"`: that ends the sandbox when
-   * our connection drops, which would kill durable jobs and make every reattach fail.
-   * @default {"30m"}
+   * How long each sandbox outlives its last use, `"<n>m"` or `"<n>s"`: a session in use extends it
+   * (once half of it has passed, and on reattach), a detached one ends that long after. Not
+   * `"session"`: that ends the sandbox when our connection drops, which would kill durable jobs
+   * and make every reattach fail. @default {"30m"}
    */
   readonly timeout?: `${number}m` | `${number}s`;
   /**

@@ -58,6 +58,7 @@ Deno.test("reattach: a new executor object opens the recorded sandbox by id", op
   await using fx = await remoteFixture();
   const first = fx.executor.forSession("s1");
   const record = await first.open();
+  const stopBefore = fx.standIn.sandboxes()[0]!.stopAtMs!;
   await first.writeFile(`${fx.workspace}/kept.txt`, "still here");
   await first.detach();
   const later = fx.another().forSession("s1");
@@ -66,6 +67,8 @@ Deno.test("reattach: a new executor object opens the recorded sandbox by id", op
   equal(reopened.reattached, true);
   equal(new TextDecoder().decode(await later.readFile(`${fx.workspace}/kept.txt`)), "still here");
   equal(fx.standIn.sandboxes().length, 1);
+  const stopAfter = fx.standIn.sandboxes()[0]!.stopAtMs!;
+  ok(stopAfter > stopBefore, "a reattached sandbox gets a full timeout from its first use");
 });
 
 Deno.test("reattach: a gone sandbox is replaced and the record says which", opts, async () => {
