@@ -277,7 +277,8 @@ export class SandboxLink {
     this.#use(sandbox, created);
     this.#record = record;
     this.generation++;
-    await this.#opened(record);
+    // The log append may fail (the agent is gone): the sandbox still serves this call.
+    await Promise.resolve().then(() => this.#opened(record)).catch(() => {});
   }
 
   #use(sandbox: Sandbox, created = false): void {
