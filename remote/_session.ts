@@ -133,7 +133,6 @@ export class SandboxSessionExecutor implements Executor {
     await this.#serial(async () => void await sync.pull(this.#target(sandbox)));
   }
 
-
   /** The sync's view of the sandbox (workspace paths, no push/pull around its own calls). */
   #target(sandbox: Sandbox): SyncTarget {
     const name = this.#link.name;
