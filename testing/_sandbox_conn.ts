@@ -34,7 +34,7 @@ export interface ConnectionHost {
   takeDrop(method: string, sandboxId: string): DropRule | undefined;
 }
 
-/** The close code of a dropped connection (application range: Deno cannot send 1006). */
+/** The close code of a dropped connection when the TCP link cannot be cut (Deno cannot send 1006). */
 export const DROP_CLOSE_CODE = 4500;
 
 let nextStreamId = 1;
@@ -45,13 +45,20 @@ export class StandInConnection implements SandboxConnection, FsContext {
   readonly #socket: WebSocket;
   readonly #sandbox: StandInSandbox;
   readonly #host: ConnectionHost;
+  readonly #cut: () => boolean;
   readonly #inbound = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
   readonly #pickup = new Map<number, ReadableStream<Uint8Array>>();
   readonly #cancelled = new Set<number>();
   #open = true;
 
   /** Wires the socket's events. */
-  constructor(socket: WebSocket, sandbox: StandInSandbox, host: ConnectionHost) {
+  constructor(
+    socket: WebSocket,
+    sandbox: StandInSandbox,
+    host: ConnectionHost,
+    cut: () => boolean,
+  ) {
+    this.#cut = cut;
     this.#socket = socket;
     this.#sandbox = sandbox;
     this.#host = host;
@@ -76,6 +83,12 @@ export class StandInConnection implements SandboxConnection, FsContext {
     try {
       this.#socket.close(code, reason);
     } catch { /* already closing */ }
+  }
+
+  /** Drops the connection as a network would: the TCP link goes, no close frame is sent. */
+  drop(reason: string): void {
+    this.#open = false;
+    if (!this.#cut()) this.close(DROP_CLOSE_CODE, `stand-in: ${reason}`);
   }
 
   /** Sends a frame if the socket is open (later output of a detached client is dropped). */
@@ -182,12 +195,12 @@ export class StandInConnection implements SandboxConnection, FsContext {
     this.#sandbox.calls.push(method);
     const drop = this.#host.takeDrop(method, this.#sandbox.id);
     if (drop !== undefined && !drop.afterRunning) {
-      this.close(DROP_CLOSE_CODE, `stand-in: connection dropped during ${method}`);
+      this.drop(`connection dropped before running ${method}`);
       return;
     }
     const frame = await this.#run(id, method, params);
     if (drop !== undefined) {
-      this.close(DROP_CLOSE_CODE, `stand-in: connection dropped during ${method}`);
+      this.drop(`connection dropped before answering ${method}`);
       return;
     }
     this.send(frame);

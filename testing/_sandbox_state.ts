@@ -28,6 +28,8 @@ export type StandInEndReason = "killed" | "timeout" | "session" | "forgotten" | 
 export interface SandboxConnection {
   /** Closes the socket with a close code and reason. */
   close(code: number, reason: string): void;
+  /** Cuts the connection without a close frame. */
+  drop(reason: string): void;
 }
 
 /** The state of one sandbox. */
@@ -57,6 +59,7 @@ export class StandInSandbox {
   /** Why it ended, once it has. */
   ended: StandInEndReason | null = null;
   readonly #namespaces = new Set<string>();
+  readonly #gone = Promise.withResolvers<StandInEndReason>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onEnd: (sandbox: StandInSandbox) => void;
 
@@ -74,6 +77,11 @@ export class StandInSandbox {
     this.org = org;
     this.#onEnd = onEnd;
     this.stopAtMs = typeof config.stop_at_ms === "number" ? config.stop_at_ms : null;
+  }
+
+  /** Resolves once the sandbox has ended and its folder is gone. */
+  get gone(): Promise<StandInEndReason> {
+    return this.#gone.promise;
   }
 
   /** Lays out the root folder and arms the stop timer. */
@@ -143,6 +151,7 @@ export class StandInSandbox {
     }
     await Promise.allSettled([...this.processes.values()].map((process) => process.status));
     await Deno.remove(this.root, { recursive: true }).catch(() => {});
+    this.#gone.resolve(reason);
   }
 }
 

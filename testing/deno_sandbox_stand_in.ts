@@ -68,6 +68,7 @@ import {
   StandInSandbox,
   type StandInSpawnRecord,
 } from "./_sandbox_state.ts";
+import { DropProxy } from "./_sandbox_proxy.ts";
 import { newSandboxId } from "./_sandbox_wire.ts";
 
 export type { StandInEndReason, StandInSpawnRecord } from "./_sandbox_state.ts";
@@ -122,6 +123,8 @@ export interface SandboxStandIn extends AsyncDisposable {
   readonly rootDir: string;
   /** Every sandbox ever created (ended ones too), oldest first. */
   sandboxes(): StandInSandboxInfo[];
+  /** Resolves when the sandbox has ended (its processes dead, its folder removed). */
+  ended(id: string): Promise<StandInEndReason>;
   /** The host path of a sandbox's remote path (relative paths start at `/home/app`). */
   path(id: string, remotePath: string): string;
   /** Closes the WebSocket connections (of one sandbox, or all) now; sandboxes live on. */
@@ -207,9 +210,11 @@ export async function startSandboxStandIn(
       return index < 0 ? undefined : drops.splice(index, 1)[0];
     },
   };
-  const handler = router({ token, region, rootDir, all, live, host });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
-  const endpoint = `http://127.0.0.1:${server.addr.port}`;
+  const state: RouterState = { token, region, rootDir, all, live, host, cut: () => false };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, router(state));
+  const proxy = DropProxy.start(server.addr.port);
+  state.cut = (port) => proxy.drop(port);
+  const endpoint = `http://127.0.0.1:${proxy.port}`;
   const known = (id: string) => {
     const sandbox = all.get(id);
     if (sandbox === undefined) throw new Error(`stand-in: no sandbox '${id}'`);
@@ -220,6 +225,7 @@ export async function startSandboxStandIn(
     if (closed) return;
     closed = true;
     await Promise.all([...live.values()].map((sandbox) => sandbox.end("closed")));
+    await proxy.close();
     await server.shutdown();
     if (ownRoot) await Deno.remove(rootDir, { recursive: true }).catch(() => {});
   };
@@ -228,13 +234,12 @@ export async function startSandboxStandIn(
     token,
     rootDir,
     sandboxes: () => [...all.values()].map(info),
+    ended: (id) => known(id).gone,
     path: (id, path) => `${known(id).root}${remotePath(path)}`,
     dropConnections: (id) => {
       const targets = id === undefined ? [...live.values()] : [known(id)];
       for (const sandbox of targets) {
-        for (const connection of [...sandbox.connections]) {
-          connection.close(4500, "stand-in: connection dropped");
-        }
+        for (const connection of [...sandbox.connections]) connection.drop("connection dropped");
       }
     },
     dropOnNextCall: (method, drop = {}) => {
@@ -254,15 +259,22 @@ interface RouterState {
   readonly all: Map<string, StandInSandbox>;
   readonly live: Map<string, StandInSandbox>;
   readonly host: { takeDrop(method: string, sandboxId: string): DropRule | undefined };
+  /** Cuts the proxied TCP connection the server sees from this remote port. */
+  cut: (remotePort: number) => boolean;
 }
 
-function router(state: RouterState): (request: Request) => Promise<Response> {
-  return async (request) => {
+type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response>;
+
+function router(state: RouterState): Handler {
+  return async (request, info) => {
+    const remotePort = (info.remoteAddr as Deno.NetAddr).port;
     const url = new URL(request.url);
     if (request.headers.get("authorization") !== `Bearer ${state.token}`) {
       return jsonError(401, "INVALID_TOKEN", "The access token is invalid or expired (stand-in)");
     }
-    if (url.pathname === "/api/v3/sandboxes/create") return await create(request, state);
+    if (url.pathname === "/api/v3/sandboxes/create") {
+      return await create(request, state, remotePort);
+    }
     const match = /^\/api\/v3\/sandbox\/([^/]+)(\/connect)?$/.exec(url.pathname);
     if (match === null) return jsonError(404, "NOT_FOUND", `No route ${url.pathname} (stand-in)`);
     const id = match[1]!;
@@ -270,7 +282,7 @@ function router(state: RouterState): (request: Request) => Promise<Response> {
     if (sandbox === undefined) {
       return jsonError(404, "SANDBOX_NOT_FOUND", `Sandbox ${id} not found or no longer running`);
     }
-    if (match[2] !== undefined) return upgrade(request, sandbox, state);
+    if (match[2] !== undefined) return upgrade(request, sandbox, state, remotePort);
     if (request.method === "DELETE") {
       await sandbox.end("killed");
       return Response.json({});
@@ -286,7 +298,11 @@ function router(state: RouterState): (request: Request) => Promise<Response> {
   };
 }
 
-async function create(request: Request, state: RouterState): Promise<Response> {
+async function create(
+  request: Request,
+  state: RouterState,
+  remotePort: number,
+): Promise<Response> {
   const config = decodeConfig(request.headers.get("x-deno-sandbox-config"));
   if (config === null) {
     return jsonError(400, "INVALID_CONFIG", "x-deno-sandbox-config is not base64 JSON");
@@ -302,15 +318,25 @@ async function create(request: Request, state: RouterState): Promise<Response> {
   await sandbox.prepare();
   state.all.set(id, sandbox);
   state.live.set(id, sandbox);
-  return upgrade(request, sandbox, state);
+  return upgrade(request, sandbox, state, remotePort);
 }
 
-function upgrade(request: Request, sandbox: StandInSandbox, state: RouterState): Response {
+function upgrade(
+  request: Request,
+  sandbox: StandInSandbox,
+  state: RouterState,
+  remotePort: number,
+): Response {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return jsonError(400, "UPGRADE_REQUIRED", "Expected a WebSocket upgrade");
   }
   const { socket, response } = Deno.upgradeWebSocket(request);
-  const connection = new StandInConnection(socket, sandbox, state.host);
+  const connection = new StandInConnection(
+    socket,
+    sandbox,
+    state.host,
+    () => state.cut(remotePort),
+  );
   sandbox.connections.add(connection);
   response.headers.set("x-deno-sandbox-id", sandbox.id);
   return response;
