@@ -37,9 +37,10 @@
  * sandbox when its last connection closes; `"<n>s"`/`"<n>m"` end it at `stop_at_ms`. An exit
  * code of 128 + n is reported as death by signal n (bwrap passes the shell's convention on).
  * The fs methods see only the sandbox folder: the host `/usr` and `/etc` bound into the box are
- * visible to commands, not to `readFile`. A dropped connection closes with code 4500 (a
- * WebSocket server cannot send 1006); the SDK rejects the pending calls with
- * `ConnectionClosedError` all the same.
+ * visible to commands, not to `readFile`. Clients reach the server through a TCP pass-through,
+ * so a dropped connection is a real cut without a close frame: the SDK sees code 1006 and
+ * rejects the pending calls with `ConnectionClosedError`, as on a network drop. A timeout closes
+ * with 1001, a kill with 1000, a forgotten sandbox with 1011.
  *
  * @example Usage
  * ```ts ignore
