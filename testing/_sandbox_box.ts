@@ -45,7 +45,12 @@ export function ensureBwrap(): Promise<void> {
 
 /** The folder holding the real deno binary (bound read-only at the same path). */
 export function denoBinDir(): string {
-  return dirname(Deno.realPathSync(Deno.execPath()));
+  return dirname(denoBinary());
+}
+
+/** The real deno binary (bound into every box at the same path). */
+export function denoBinary(): string {
+  return Deno.realPathSync(Deno.execPath());
 }
 
 /** Lays out a fresh sandbox root: home, tmp, and the host's top-level symlinks (`/bin` → usr/bin). */

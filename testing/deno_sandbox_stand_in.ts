@@ -13,7 +13,9 @@
  *   expired or forgotten id is a 404 `SANDBOX_NOT_FOUND` (`ConnectionEstablishmentError`,
  *   `status` 404);
  * - `"ping"` → `"pong"`; JSON-RPC `spawn`, `processWait`, `processKill` (per pid), `envGet`,
- *   `envSet`, `envToObject`, `envDelete`, `abort` (accepted, no effect);
+ *   `envSet`, `envToObject`, `envDelete`, `abort` (accepted, no effect); `spawnDeno`
+ *   (`sandbox.deno.run({ code | entrypoint })` as `deno run -A` in the box, no watch) with
+ *   `denoHttpWait` (answers `false` when the process ends: no HTTP routing);
  * - fs: `readFile`, `readTextFile`, `writeFile`, `writeTextFile` (inline or streamed content),
  *   `stat`, `lstat`, `readDir`, `mkdir`, `remove`, `rename`, `copyFile`, `chmod`, `symlink`,
  *   `readLink`, `realPath`, `truncate`, `makeTempDir`, `makeTempFile`, `walk` (so `download`
@@ -24,8 +26,8 @@
  * - `DELETE /api/v3/sandbox/{id}` (kill: every process, then the folder) and
  *   `PATCH /api/v3/sandbox/{id}` (`{ stop_at_ms }`, answered with the new stop time).
  *
- * Not emulated: `fetch`, `exposeHttp`/`exposeSsh`/`exposeVscode`, `deno.run`/`deno.eval`/
- * `deno.repl` (`spawnDeno*`), `expandGlob`, `link`, `utime`, `chown`, `umask`, file locks, the
+ * Not emulated: `fetch`, `exposeHttp`/`exposeSsh`/`exposeVscode`, `deno.eval`/`deno.repl`
+ * (`spawnDenoRepl`, `denoRepl*`), `expandGlob`, `link`, `utime`, `chown`, `umask`, file locks, the
  * console API (apps, volumes, snapshots), labels and volumes (recorded only), memory limits,
  * `allowNet` filtering (an empty or missing list unshares the network, a non-empty one shares
  * the host's), and `secrets` substitution (the config is recorded so tests can assert what was
@@ -43,7 +45,7 @@
  * with 1001, a kill with 1000, a forgotten sandbox with 1011.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
  * import { Sandbox } from "@deno/sandbox";
  * import { equal } from "node:assert/strict";
@@ -176,18 +178,23 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
  * @returns The running stand-in; `close()` (or `await using`) ends it.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
  * import { Sandbox } from "@deno/sandbox";
- * import { equal } from "node:assert/strict";
+ * import { deepEqual, rejects } from "node:assert/strict";
  *
  * await using standIn = await startSandboxStandIn();
+ * // The SDK reads these per call (or pass `sandboxEndpoint` and `token` as options).
  * Deno.env.set("DENO_SANDBOX_ENDPOINT", standIn.endpoint);
  * Deno.env.set("DENO_DEPLOY_TOKEN", standIn.token);
  * const sandbox = await Sandbox.create({ allowNet: [], timeout: "10m" });
- * await sandbox.fs.writeTextFile("/tmp/a.txt", "A");
- * equal(standIn.sandboxes()[0]?.config.allow_net, []);
+ * deepEqual(standIn.sandboxes()[0]?.config.allow_net, []);
  * await sandbox.close();
+ * // Fault switch: the service loses the sandbox; reattaching is a 404.
+ * await standIn.forget(sandbox.id);
+ * await rejects(Sandbox.connect(sandbox.id), /not found/);
+ * Deno.env.delete("DENO_SANDBOX_ENDPOINT");
+ * Deno.env.delete("DENO_DEPLOY_TOKEN");
  * ```
  */
 export async function startSandboxStandIn(

@@ -158,6 +158,22 @@ Deno.test("the box: / is the sandbox's own folder, host system dirs are read-onl
   equal((await deno.output()).stdoutText, "42\n");
 });
 
+Deno.test("deno.run runs code in the box with its script args; eval (the REPL) is refused as not emulated", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using sandbox = await Sandbox.create({ ...sdkOptions(standIn), timeout: "10m" });
+  const runtime = await sandbox.deno.run({
+    code: "console.log(Deno.args.join('+'), Deno.cwd());",
+    scriptArgs: ["a", "b"],
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const output = await runtime.output();
+  equal(output.stdoutText, "a+b /home/app\n");
+  equal(output.status.success, true);
+  equal(await runtime.httpReady, false);
+  await rejects(sandbox.deno.eval("1 + 1"), (e: Error) => e.name === "RpcError");
+});
+
 Deno.test("commands get a clean env: PATH and HOME, the sandbox env, never the host's variables or secrets", async () => {
   await using standIn = await startSandboxStandIn();
   const previous = Deno.env.get("DEEPSEEK_API_KEY");
