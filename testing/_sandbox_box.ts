@@ -23,6 +23,18 @@ const HOST_TOP = ["/bin", "/lib", "/lib64", "/sbin"] as const;
 
 let bwrapChecked: Promise<void> | undefined;
 
+/** Fails with a clear error when the process table is closed to us (Deno opens /proc only to -A). */
+export async function ensureProcAccess(): Promise<void> {
+  try {
+    await Deno.stat("/proc/self/root");
+  } catch (error) {
+    throw new Error(
+      "startSandboxStandIn: cannot read /proc (it finds and kills its box processes there); " +
+        `run with -A (Deno grants /proc only with --allow-all): ${(error as Error).message}`,
+    );
+  }
+}
+
 /** Fails with a clear error when bubblewrap is missing (CI installs it). */
 export function ensureBwrap(): Promise<void> {
   bwrapChecked ??= (async () => {

@@ -64,7 +64,7 @@
  *
  * @module
  */
-import { ensureBwrap, remotePath } from "./_sandbox_box.ts";
+import { ensureBwrap, ensureProcAccess, remotePath } from "./_sandbox_box.ts";
 import { type DropRule, StandInConnection } from "./_sandbox_conn.ts";
 import {
   type StandInEndReason,
@@ -171,8 +171,9 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
 }
 
 /**
- * Starts the stand-in on a random loopback port. Needs bubblewrap (`bwrap`) on PATH and root
- * (or unprivileged user namespaces); fails with a clear error otherwise.
+ * Starts the stand-in on a random loopback port. Needs `-A` (it reads `/proc`), bubblewrap
+ * (`bwrap`) on PATH and root (or unprivileged user namespaces); fails with a clear error
+ * otherwise.
  *
  * @param options Root folder, token, region.
  * @returns The running stand-in; `close()` (or `await using`) ends it.
@@ -200,6 +201,7 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
 export async function startSandboxStandIn(
   options: SandboxStandInOptions = {},
 ): Promise<SandboxStandIn> {
+  await ensureProcAccess();
   await ensureBwrap();
   const ownRoot = options.rootDir === undefined;
   const rootDir = await Deno.realPath(

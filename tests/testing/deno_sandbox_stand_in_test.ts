@@ -202,16 +202,29 @@ Deno.test("commands get a clean env: PATH and HOME, the sandbox env, never the h
   }
 });
 
-Deno.test("without bwrap on PATH the stand-in refuses to start with a clear error", async () => {
-  const script = `import { startSandboxStandIn } from ${
-    JSON.stringify(new URL("../../testing/deno_sandbox_stand_in.ts", import.meta.url).href)
-  };
+Deno.test("without bwrap on PATH, or without -A, the stand-in refuses to start with a clear error", async () => {
+  const module = JSON.stringify(
+    new URL("../../testing/deno_sandbox_stand_in.ts", import.meta.url).href,
+  );
+  const script = `import { startSandboxStandIn } from ${module};
 try { await startSandboxStandIn(); console.log("started"); } catch (e) { console.log(e.message); }`;
-  const { stdout } = await new Deno.Command(Deno.execPath(), {
+  const noBwrap = await new Deno.Command(Deno.execPath(), {
     args: ["eval", "--quiet", script],
     env: { PATH: "/nonexistent" },
     stdout: "piped",
     stderr: "piped",
   }).output();
-  match(new TextDecoder().decode(stdout), /bubblewrap \('bwrap'\) is not on PATH/);
+  match(new TextDecoder().decode(noBwrap.stdout), /bubblewrap \('bwrap'\) is not on PATH/);
+  const file = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(file, script);
+    const narrow = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--allow-read", "--allow-run", "--allow-net", "--allow-write", file],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    match(new TextDecoder().decode(narrow.stdout), /cannot read \/proc .* run with -A/);
+  } finally {
+    await Deno.remove(file);
+  }
 });
