@@ -107,6 +107,7 @@ export class StandInConnection implements SandboxConnection, FsContext {
       try {
         for await (const chunk of chunks) {
           if (this.#cancelled.has(streamId)) continue;
+          await this.#drained();
           this.send(
             notificationFrame("$sandbox.stream.enqueue", { streamId, data: toBase64(chunk) }),
           );
@@ -122,6 +123,13 @@ export class StandInConnection implements SandboxConnection, FsContext {
       }
     })();
     return streamId;
+  }
+
+  /** Waits while the socket holds more than 4 MiB unsent (backpressure for fast output). */
+  async #drained(): Promise<void> {
+    while (this.open && this.#socket.bufferedAmount > 4 * 1024 * 1024) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
   /** The stream the client started under `streamId` (created now if its start is still due). */

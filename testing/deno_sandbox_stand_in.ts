@@ -96,6 +96,8 @@ export interface StandInSandboxInfo {
   readonly org: string | null;
   /** The sandbox-wide env now (what `Sandbox.create({ env })` and `sandbox.env.set` sent). */
   readonly env: Readonly<Record<string, string>>;
+  /** Every `envSet` call in order, even of keys deleted since (what ever reached the sandbox). */
+  readonly envSets: readonly { readonly key: string; readonly value: string }[];
   /** Every spawn: command, args, cwd and the exact env it started with. */
   readonly spawns: readonly StandInSpawnRecord[];
   /** Every JSON-RPC method called, in order. */
@@ -162,6 +164,7 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
     config: sandbox.config,
     org: sandbox.org,
     env: Object.fromEntries(sandbox.env),
+    envSets: sandbox.envSets.map((set) => ({ ...set })),
     spawns: [...sandbox.spawns],
     calls: [...sandbox.calls],
     stopAtMs: sandbox.stopAtMs,

@@ -26,6 +26,7 @@ Deno.test("create answers an SDK-valid id, records the config, and spawn streams
   deepEqual(info?.config.allow_net, []);
   equal(typeof info?.config.stop_at_ms, "number");
   deepEqual(info?.env, { GREETING: "hi" });
+  deepEqual(info?.envSets, [{ key: "GREETING", value: "hi" }]);
   equal(info?.spawns[0]?.pid, result.pid);
   deepEqual(info?.spawns[0]?.args, ["-c", "echo out $GREETING; echo err >&2; pwd; exit 3"]);
 });
@@ -94,6 +95,21 @@ Deno.test("the reported pid is the command's own: setsid makes it the group lead
   const gone = `while ps -o stat= -g ${leader.pid} | grep -qv Z; do sleep 0.01; done; echo gone`;
   equal((await run(sandbox, gone)).stdoutText, "gone\n");
   await reader.cancel();
+});
+
+Deno.test("large output streams intact (10 MB of random bytes, same hash on both sides)", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using sandbox = await Sandbox.create({ ...sdkOptions(standIn), timeout: "10m" });
+  const child = await sandbox.spawn("bash", {
+    args: ["-c", "head -c 10000000 /dev/urandom | tee /tmp/r.bin"],
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const output = await child.output();
+  equal(output.stdout?.length, 10_000_000);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", output.stdout!));
+  const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  equal((await run(sandbox, "sha256sum /tmp/r.bin | cut -d' ' -f1")).stdoutText, `${hex}\n`);
 });
 
 Deno.test("stdin piped from the SDK reaches the command and its end closes the pipe", async () => {
@@ -196,6 +212,7 @@ Deno.test("commands get a clean env: PATH and HOME, the sandbox env, never the h
       API_TOKEN: { hosts: ["api.example.com"], value: "s3cret-value" },
     });
     ok(info?.spawns.every((spawn) => !("DEEPSEEK_API_KEY" in spawn.env)));
+    deepEqual(info?.envSets, []);
   } finally {
     if (previous === undefined) Deno.env.delete("DEEPSEEK_API_KEY");
     else Deno.env.set("DEEPSEEK_API_KEY", previous);
