@@ -126,7 +126,11 @@ async function processKill(sandbox: StandInSandbox, _conn: FsContext, params: Pa
   if (!/^SIG[A-Z0-9]+$/.test(signal)) {
     throw new WireFailure("TypeError", `Invalid signal: ${signal}`);
   }
-  if (!sandbox.processes.has(pid) && !await sandbox.ownsPid(pid)) throw noProcess(pid);
+  // A spawn still running, or any live process under this sandbox's root (a detached job); an
+  // ended spawn's pid may belong to someone else by now.
+  const spawned = sandbox.processes.get(pid);
+  const running = spawned !== undefined && !spawned.exited.done;
+  if (!running && !await sandbox.ownsPid(pid)) throw noProcess(pid);
   try {
     Deno.kill(pid, signal as Deno.Signal);
   } catch (error) {

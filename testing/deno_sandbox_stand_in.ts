@@ -44,6 +44,10 @@
  * rejects the pending calls with `ConnectionClosedError`, as on a network drop. A timeout closes
  * with 1001, a kill with 1000, a forgotten sandbox with 1011.
  *
+ * The box gives each sandbox its own files for test fidelity; it is not a security boundary:
+ * commands run as root in the host's pid namespace (a determined command can reach the host
+ * through `/proc/<pid>/root`). Never point untrusted code at the stand-in.
+ *
  * @example Usage
  * ```ts
  * import { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
