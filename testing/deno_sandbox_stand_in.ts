@@ -33,7 +33,8 @@
  * the host's), and `secrets` substitution (the config is recorded so tests can assert what was
  * sent; no value ever reaches a command). Unknown methods answer JSON-RPC -32601 (`RpcError`).
  *
- * Semantics: processes outlive their WebSocket (the pid namespace is the host's, so a detached
+ * Semantics: the default cwd and `HOME` is `/home/app`, and relative fs paths start there;
+ * processes outlive their WebSocket (the pid namespace is the host's, so a detached
  * `setsid nohup … &` job can be signalled by pid or process group from a later spawn, as in one
  * VM); output of a process whose connection is gone is discarded. `timeout: "session"` ends the
  * sandbox when its last connection closes; `"<n>s"`/`"<n>m"` end it at `stop_at_ms`. An exit

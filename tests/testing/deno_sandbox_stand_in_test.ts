@@ -28,6 +28,9 @@ Deno.test("create answers an SDK-valid id, records the config, and spawn streams
   deepEqual(info?.env, { GREETING: "hi" });
   deepEqual(info?.envSets, [{ key: "GREETING", value: "hi" }]);
   equal(info?.spawns[0]?.pid, result.pid);
+  // allowNet: [] gives the box no network but loopback.
+  const interfaces = await run(sandbox, "awk 'NR>2{print $1}' /proc/net/dev");
+  equal(interfaces.stdoutText, "lo:\n");
   deepEqual(info?.spawns[0]?.args, ["-c", "echo out $GREETING; echo err >&2; pwd; exit 3"]);
 });
 
@@ -190,6 +193,14 @@ Deno.test("deno.run runs code in the box with its script args; eval (the REPL) i
   await rejects(sandbox.deno.eval("1 + 1"), (e: Error) => e.name === "RpcError");
 });
 
+async function hostInterfaces(): Promise<string> {
+  const lines = (await Deno.readTextFile("/proc/net/dev")).split("\n").slice(2);
+  return lines.filter((line) => line.trim() !== "").map((line) =>
+    `${line.trim().split(/\s+/)[0]}\n`
+  )
+    .join("");
+}
+
 Deno.test("commands get a clean env: PATH and HOME, the sandbox env, never the host's variables or secrets", async () => {
   await using standIn = await startSandboxStandIn();
   const previous = Deno.env.get("DEEPSEEK_API_KEY");
@@ -206,6 +217,9 @@ Deno.test("commands get a clean env: PATH and HOME, the sandbox env, never the h
     ok(!env.includes("s3cret-value"), env);
     match(env, /^HOME=\/home\/app$/m);
     match(env, /^PATH=.*\/usr\/bin/m);
+    // A non-empty allowNet shares the host's network (no per-host filtering in the stand-in).
+    const interfaces = await run(sandbox, "awk 'NR>2{print $1}' /proc/net/dev");
+    equal(interfaces.stdoutText, await hostInterfaces());
     const [info] = standIn.sandboxes();
     deepEqual(info?.config.allow_net, ["api.example.com"]);
     deepEqual(info?.config.secrets, {
