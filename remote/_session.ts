@@ -31,7 +31,7 @@ import {
 import { readDirRemote, readRemote, removeRemote, statRemote, writeRemote } from "./_files.ts";
 import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
-import { safeStream } from "./_streams.ts";
+import { safeStdin, safeStream } from "./_streams.ts";
 import { readRemoteRun, startRemote } from "./_detached.ts";
 import type { SyncTarget, WorkspaceSync } from "./workspace_sync.ts";
 
@@ -226,7 +226,9 @@ export class SandboxSessionExecutor implements Executor {
     status.catch(() => {});
     return {
       pid: child.pid,
-      stdin: options.stdin === "piped" ? child.stdin : null,
+      stdin: options.stdin === "piped" && child.stdin !== null
+        ? safeStdin(child.stdin, status)
+        : null,
       stdout: safeStream(child.stdout!, status),
       stderr: safeStream(child.stderr!, status),
       status,

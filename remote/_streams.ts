@@ -89,6 +89,34 @@ export function safeStream(
   });
 }
 
+/**
+ * `stdin` for a caller: writes fail (instead of waiting forever) once the connection under it is
+ * lost; an abort reaches the sandbox as an Error (the SDK encodes nothing else).
+ *
+ * @param stdin The SDK child's stdin.
+ * @param lost Rejects when the connection is lost.
+ * @returns The safe stdin.
+ */
+export function safeStdin(
+  stdin: WritableStream<Uint8Array>,
+  lost: Promise<unknown>,
+): WritableStream<Uint8Array> {
+  const writer = stdin.getWriter();
+  const failed = lost.then(() => new Promise<never>(() => {}), (error) => {
+    throw error;
+  });
+  failed.catch(() => {});
+  return new WritableStream<Uint8Array>({
+    write: (chunk) => Promise.race([writer.write(chunk), failed]),
+    close: () => Promise.race([writer.close(), failed]),
+    abort: (reason) => {
+      const error = reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
+      error.stack = "";
+      return writer.abort(error).catch(() => {});
+    },
+  });
+}
+
 /** The stdout pump. */
 export interface OutputPump {
   /** Settles when the stream ended or the pump stopped. */

@@ -116,10 +116,18 @@ Deno.test(
   async () => {
     await using fx = await remoteFixture();
     const session = fx.executor.forSession("s1");
-    const child = await session.spawn("sleep", { args: ["300"] });
+    const child = await session.spawn("sleep", { args: ["300"], stdin: "piped" });
     fx.standIn.dropConnections(session.sandboxId!);
     await rejects(child.status, code("REMOTE_DISCONNECTED"));
     await rejects(new Response(child.stdout).text(), code("REMOTE_DISCONNECTED"));
+    const writer = child.stdin!.getWriter();
+    const big = new Uint8Array(1 << 20);
+    await rejects(
+      (async () => {
+        for (let i = 0; i < 64; i++) await writer.write(big);
+      })(),
+      code("REMOTE_DISCONNECTED"),
+    );
     equal((await session.run("true")).exitCode, 0, "the next call reconnects");
   },
 );
