@@ -47,11 +47,7 @@ export type {
   RunResult,
   SpawnOptions,
 } from "../tools/executor.ts";
-export type {
-  ProtectedDecision,
-  ProtectedPath,
-  ProtectedPaths,
-} from "../builtins/protected_paths.ts";
+export type { ProtectedDecision, ProtectedPath, ProtectedPaths } from "../builtins/mod.ts";
 
 export {
   createWorkspaceSync,
@@ -64,6 +60,3 @@ export type {
   WorkspaceSync,
   WorkspaceSyncOptions,
 } from "./workspace_sync.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type { ProtectedDecision, ProtectedPath, ProtectedPaths } from "../builtins/mod.ts";
