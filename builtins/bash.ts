@@ -17,7 +17,7 @@ import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import type { Executor, RunResult } from "../tools/executor.ts";
+import { type Executor, executorFor, type RunResult } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
@@ -135,7 +135,7 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
       const capture = job
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
-      const run = await executor.run(args.command, {
+      const run = await executorFor(executor, exec.agent?.sessionId).run(args.command, {
         cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
         signal: exec.signal,
         killGraceMs,
