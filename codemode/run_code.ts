@@ -185,6 +185,7 @@ export function createRunCodeTool(
         signal: exec.signal,
         limits,
         callTool: (call) => callTool(exec, call),
+        ...(exec.agent?.sessionId === undefined ? {} : { sessionId: exec.agent.sessionId }),
       });
       if (result.error) {
         throw new CodeRunFailedError(result.error.kind, result.error.message, result.logs);

@@ -93,6 +93,8 @@ export interface CodeRunOptions {
   readonly signal?: AbortSignal;
   /** Limits; missing fields use {@linkcode DEFAULT_CODE_RUN_LIMITS}. */
   readonly limits?: Partial<CodeRunLimits>;
+  /** The calling session, when any: a runtime on an executor runs in that session's environment. */
+  readonly sessionId?: string;
 }
 
 /**
