@@ -2,7 +2,7 @@
  * Private: where a Code Mode sandbox process runs — this machine (`Deno.Command`, the default)
  * or an {@linkcode Executor} (its `spawn`). An executor whose files are this machine's
  * (`hostFiles`) uses this process's Deno binary and a local private directory; a remote one runs
- * `deno` from its own `PATH` and gets its private directory made through its file calls.
+ * `deno` from its own `PATH` and gets its private directory made by a command there.
  *
  * @module
  */
@@ -17,6 +17,8 @@ export interface SandboxHost {
   makePrivateDir(): Promise<string | undefined>;
   /** Removes a private directory (errors ignored). */
   removePrivateDir(dir: string): Promise<void>;
+  /** Whether the sandbox must start inside the session's working directory (remote). */
+  readonly remote: boolean;
   /** Starts the process; rejects with the raw spawn error (a Deno error or a HarnessError). */
   spawn(program: string, options: SpawnOptions): Promise<ExecChild>;
 }
@@ -81,19 +83,29 @@ export function localHost(execPath?: string): SandboxHost {
     makePrivateDir: makeLocalDir,
     removePrivateDir: (dir) => Deno.remove(dir, { recursive: true }).catch(() => {}),
     spawn: spawnHere,
+    remote: false,
   };
 }
 
 /** `deno` on each remote executor's PATH, looked up once per executor. */
 const remoteDeno = new WeakMap<Executor, Promise<string>>();
 
-async function lookUpDeno(executor: Executor): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  const run = await executor.run("command -v deno", {
-    onOutput: (chunk) => void chunks.push(chunk.slice()),
+/** Runs `script` and returns its exit code and trimmed output. */
+async function capture(
+  executor: Executor,
+  script: string,
+): Promise<{ exitCode: number | null; signal: string | null; text: string }> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const run = await executor.run(script, {
+    onOutput: (chunk) => void (text += decoder.decode(chunk, { stream: true })),
   });
-  const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c]))).trim();
-  const path = text.split("\n").at(-1) ?? "";
+  return { exitCode: run.exitCode, signal: run.signal, text: (text + decoder.decode()).trim() };
+}
+
+async function lookUpDeno(executor: Executor): Promise<string> {
+  const run = await capture(executor, "command -v deno");
+  const path = run.text.split("\n").at(-1) ?? "";
   if (run.exitCode !== 0 || !path.startsWith("/")) {
     throw new HarnessError(
       "SPAWN_FAILED",
@@ -106,7 +118,7 @@ async function lookUpDeno(executor: Executor): Promise<string> {
 
 /**
  * An executor's machine: its `spawn`; for a remote one (`hostFiles` false) its `deno` and a
- * private directory made through its file calls.
+ * private directory made (and removed) by commands there.
  *
  * @param executor The executor (already the session's).
  * @param execPath The Deno binary there. @default {Deno.execPath() locally, `deno` on its PATH remotely}
@@ -126,17 +138,18 @@ export function executorHost(executor: Executor, execPath?: string): SandboxHost
       }
       return found;
     },
+    // Made by a command: a remote environment may refuse file calls outside the workspace.
     async makePrivateDir() {
-      const dir = `/tmp/dsh-code-${crypto.randomUUID()}`;
-      try {
-        await executor.writeFile(`${dir}/location_data`, new Uint8Array());
-        return dir;
-      } catch {
-        await executor.remove(dir, { recursive: true }).catch(() => {});
-        return undefined;
-      }
+      const script = "umask 077; dir=$(mktemp -d /tmp/dsh-code-XXXXXXXX) && " +
+        ': > "$dir/location_data" && chmod 444 "$dir/location_data" && echo "$dir"';
+      const made = await capture(executor, script).catch(() => undefined);
+      const dir = made?.text.split("\n").at(-1);
+      return made?.exitCode === 0 && dir?.startsWith("/tmp/dsh-code-") ? dir : undefined;
     },
-    removePrivateDir: (dir) => executor.remove(dir, { recursive: true }).catch(() => {}),
+    async removePrivateDir(dir) {
+      await capture(executor, `rm -rf -- '${dir}'`).catch(() => {});
+    },
     spawn,
+    remote: true,
   };
 }

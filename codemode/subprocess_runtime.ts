@@ -154,7 +154,9 @@ export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeR
         executorHost(executorFor(options.executor!, run.sessionId), options.execPath);
       const dir = await host.makePrivateDir();
       try {
-        return await runOnce(run, { host, cwd, dir });
+        // A remote environment starts programs only inside the workspace: the session's cwd.
+        const where = host.remote ? run.cwd ?? cwd : cwd;
+        return await runOnce(run, { host, cwd: where, dir });
       } finally {
         if (dir !== undefined) await host.removePrivateDir(dir);
       }

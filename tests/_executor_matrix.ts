@@ -4,12 +4,12 @@
  * tears both down. A suite reads and writes the workspace through the executor only (never
  * `Deno.*` on the host), so the same assertions hold for a remote environment.
  *
- * Add a provider with one entry in {@linkcode EXECUTOR_CASES}, for example the remote one:
- * `{ name: "deno-sandbox", setup: remoteSetup }` where `remoteSetup` starts the loopback stand-in,
- * creates `denoSandboxExecutor(...)` for a temp workspace and closes both.
+ * Add a provider with one entry in {@linkcode EXECUTOR_CASES} (see {@linkcode DENO_SANDBOX_CASE}).
  */
 import { LocalExecutor } from "../builtins/local_executor.ts";
 import { createSandboxExecutor } from "../builtins/sandbox.ts";
+import { denoSandboxExecutor } from "../remote/mod.ts";
+import { startSandboxStandIn } from "../testing/deno_sandbox_stand_in.ts";
 import type {
   DirEntry,
   ExecChild,
@@ -141,5 +141,38 @@ export const FILES_ONLY_CASE: ExecutorCase = {
   },
 };
 
+/**
+ * The Deno Sandbox executor on the loopback stand-in (the unmodified SDK over its wire; commands
+ * run in a bubblewrap box). The workspace sits at the same absolute path in the sandbox.
+ */
+export const DENO_SANDBOX_CASE: ExecutorCase = {
+  name: "deno-sandbox",
+  async setup() {
+    const standIn = await startSandboxStandIn();
+    const ws = await hostWorkspace();
+    const executor = denoSandboxExecutor({
+      workspace: ws.path,
+      allowNet: [],
+      endpoint: standIn.endpoint,
+      token: standIn.token,
+      timeout: "10m",
+    });
+    return {
+      executor,
+      workspace: ws.path,
+      async close() {
+        await executor.destroy().catch(() => {});
+        await standIn.close();
+        await ws.remove();
+      },
+    };
+  },
+};
+
 /** Every case; the suites run over each. */
-export const EXECUTOR_CASES: readonly ExecutorCase[] = [LOCAL_CASE, BWRAP_CASE, FILES_ONLY_CASE];
+export const EXECUTOR_CASES: readonly ExecutorCase[] = [
+  LOCAL_CASE,
+  BWRAP_CASE,
+  FILES_ONLY_CASE,
+  DENO_SANDBOX_CASE,
+];

@@ -19,6 +19,8 @@ for (const matrixCase of EXECUTOR_CASES) {
     const spill = await Deno.makeTempDir({ prefix: "dsh_matrix_spill_" });
     try {
       await using h = await executorHarness(env.executor, env.workspace, { spillDir: spill });
+      // The calls' own environment (a remote provider has one per session).
+      const ex = env.executor.forSession(h.agent.sessionId);
       await t.step("merged output and the exit code marker", async () => {
         const outcome = await h.call("bash", { command: "echo out; echo err >&2; exit 3" });
         equal(outcome.isError, false);
@@ -29,8 +31,8 @@ for (const matrixCase of EXECUTOR_CASES) {
       });
       await t.step("a file a command writes is the executor's file", async () => {
         await h.call("bash", { command: "mkdir -p sub && printf 'from bash' > sub/made.txt" });
-        equal(await readText(env.executor, `${env.workspace}/sub/made.txt`), "from bash");
-        const info = await env.executor.stat(`${env.workspace}/sub`);
+        equal(await readText(ex, `${env.workspace}/sub/made.txt`), "from bash");
+        const info = await ex.stat(`${env.workspace}/sub`);
         equal(info?.isDirectory, true);
       });
       await t.step("a timeout kills the tree and says so", async () => {
@@ -57,9 +59,10 @@ for (const matrixCase of EXECUTOR_CASES) {
   Deno.test(`executor matrix (${matrixCase.name}): read, write and edit`, async (t) => {
     const env = await matrixCase.setup();
     const ws = env.workspace;
-    const ex = env.executor;
     try {
-      await using h = await executorHarness(ex, ws);
+      await using h = await executorHarness(env.executor, ws);
+      // The calls' own environment (a remote provider has one per session).
+      const ex = env.executor.forSession(h.agent.sessionId);
       await t.step("write creates a file and its folders", async () => {
         const outcome = await h.call("write", { file_path: "a/b/new.txt", content: "one\ntwo\n" });
         equal(outcomeText(outcome), `Created file ${ws}/a/b/new.txt (2 lines)`);
@@ -127,7 +130,7 @@ for (const matrixCase of EXECUTOR_CASES) {
         });
         equal(none.error?.code, "EDIT_MATCH");
         // The tool's own refusal (read-before-edit would deny first).
-        await using bare = await executorHarness(ex, ws, { readBeforeEdit: false });
+        await using bare = await executorHarness(env.executor, ws, { readBeforeEdit: false });
         const folderWrite = await bare.call("write", { file_path: "a", content: "x" });
         equal(folderWrite.error?.code, "IS_DIRECTORY");
       });
@@ -135,7 +138,7 @@ for (const matrixCase of EXECUTOR_CASES) {
         await h.call("bash", { command: "mkfifo pipe" });
         const read = await h.call("read", { file_path: "pipe" });
         equal(read.error?.code, "NOT_A_FILE", outcomeText(read));
-        await using bare = await executorHarness(ex, ws, { readBeforeEdit: false });
+        await using bare = await executorHarness(env.executor, ws, { readBeforeEdit: false });
         const write = await bare.call("write", { file_path: "pipe", content: "x" });
         equal(write.error?.code, "NOT_A_FILE", outcomeText(write));
         const edit = await bare.call("edit", {

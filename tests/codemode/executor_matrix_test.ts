@@ -24,7 +24,8 @@ return { read: read.includes("1: alpha"), out };`;
         const outcome = await h.call("run_code", { code });
         equal(outcome.isError, false, outcomeText(outcome));
         deepEqual(JSON.parse(outcomeText(outcome)), { read: true, out: "alpha\ndone" });
-        const bytes = await env.executor.readFile(`${env.workspace}/cm.txt`);
+        const session = env.executor.forSession(h.agent.sessionId);
+        const bytes = await session.readFile(`${env.workspace}/cm.txt`);
         equal(new TextDecoder().decode(bytes), "alpha\n");
       });
       await t.step("the sandbox itself has no permission", async () => {
@@ -49,8 +50,7 @@ catch (error) { return error.name; }`;
  */
 class RecordingExecutor extends FilesOnlyExecutor {
   readonly spawns: { program: string; args: readonly string[] }[] = [];
-  readonly writes: string[] = [];
-  readonly removes: string[] = [];
+  readonly runs: string[] = [];
   readonly #bin: string;
 
   constructor(bin: string) {
@@ -59,6 +59,7 @@ class RecordingExecutor extends FilesOnlyExecutor {
   }
 
   override run(command: string, options: RunOptions = {}): Promise<RunResult> {
+    this.runs.push(command);
     const path = `${this.#bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
     return super.run(command, { ...options, env: { ...options.env, PATH: path } });
   }
@@ -67,19 +68,9 @@ class RecordingExecutor extends FilesOnlyExecutor {
     this.spawns.push({ program, args: options.args ?? [] });
     return super.spawn(program, options);
   }
-
-  override writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    this.writes.push(path);
-    return super.writeFile(path, data);
-  }
-
-  override remove(path: string, options?: { readonly recursive?: boolean }): Promise<void> {
-    this.removes.push(path);
-    return super.remove(path, options);
-  }
 }
 
-Deno.test("Code Mode on a remote-style executor runs its deno and makes DENO_DIR through it", async () => {
+Deno.test("Code Mode on a remote-style executor runs its deno and makes DENO_DIR there", async () => {
   await using bin = await tempDir();
   await Deno.symlink(Deno.execPath(), `${bin.path}/deno`);
   const executor = new RecordingExecutor(bin.path);
@@ -98,8 +89,11 @@ Deno.test("Code Mode on a remote-style executor runs its deno and makes DENO_DIR
   const dir = args[5]!;
   equal(deno, `${bin.path}/deno`, "the executor's own `deno` (from its PATH), not Deno.execPath()");
   match(dir, /^\/tmp\/dsh-code-/);
-  deepEqual(executor.writes, [`${dir}/location_data`]);
-  deepEqual(executor.removes, [dir]);
+  // Looked up, made and removed by commands in the executor's environment.
+  equal(executor.runs.length, 3);
+  match(executor.runs[0]!, /mktemp -d/);
+  equal(executor.runs[1], "command -v deno");
+  equal(executor.runs[2], `rm -rf -- '${dir}'`);
   equal(await Deno.stat(dir).catch(() => undefined), undefined, "removed after the run");
 });
 
