@@ -16,6 +16,30 @@ export const PROVIDER = "deno-sandbox";
 /** How long a create or connect may take before the call fails (the SDK has no deadline). */
 const ATTACH_MS = 60_000;
 
+/** A `"<n>m"` or `"<n>s"` timeout in milliseconds. */
+function timeoutMs(timeout: `${number}s` | `${number}m`): number {
+  return Number.parseInt(timeout, 10) * (timeout.endsWith("m") ? 60_000 : 1000);
+}
+
+/** A run whose call lost its connection: its group (once known) and its marker. */
+export interface Orphan {
+  readonly pgid?: number;
+  readonly marker: string;
+}
+
+/** Kills `g:<pgid>` groups and every process whose environment holds `m:<marker>`. */
+const KILL_ORPHANS = [
+  'for a in "$@"; do',
+  '  case "$a" in',
+  '    g:*) kill -KILL -- "-${a#g:}" 2>/dev/null ;;',
+  '    m:*) for f in $(grep -lsxzF "DSH_EXEC_TREE=${a#m:}" /proc/[0-9]*/environ); do',
+  '      p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null',
+  "    done ;;",
+  "  esac",
+  "done",
+  "true",
+].join("\n");
+
 /** What every sandbox of a provider is created with. */
 export interface LinkSettings {
   readonly token: string;
@@ -65,8 +89,10 @@ export class SandboxLink {
   /** The id of a sandbox found gone, named as `replaced` in the next record. */
   #lost: string | undefined;
   #pending: Promise<Sandbox> | undefined;
-  /** Process groups whose call lost its connection: killed once the link is back. */
-  #orphans: number[] = [];
+  /** When the next call extends the timeout (half a timeout after the last extension). */
+  #renewAt = Number.POSITIVE_INFINITY;
+  /** Runs whose call lost its connection (group and marker): killed once the link is back. */
+  #orphans: Orphan[] = [];
 
   constructor(sessionId: string, settings: LinkSettings, opened: OpenedListener) {
     this.sessionId = sessionId;
@@ -89,15 +115,28 @@ export class SandboxLink {
     return this.#record ?? { provider: PROVIDER };
   }
 
-  /** Remembers a process group to kill when the connection is back. */
-  orphan(pgid: number): void {
-    this.#orphans.push(pgid);
+  /** Remembers a run to kill when the connection is back. */
+  orphan(run: Orphan): void {
+    this.#orphans.push(run);
   }
 
   /** The live sandbox: the current one, a reconnect to it, or a new one. */
-  sandbox(): Promise<Sandbox> {
-    if (this.#sandbox !== undefined && this.#live) return Promise.resolve(this.#sandbox);
-    return this.#pending ??= this.#attach().finally(() => this.#pending = undefined);
+  async sandbox(): Promise<Sandbox> {
+    if (this.#sandbox === undefined || !this.#live) {
+      await (this.#pending ??= this.#attach().finally(() => this.#pending = undefined));
+    }
+    const sandbox = this.#sandbox!;
+    if (Date.now() >= this.#renewAt) await this.#renew(sandbox);
+    return sandbox;
+  }
+
+  /**
+   * Pushes the sandbox's end to a full timeout from now, so a session in use keeps its sandbox
+   * and the timeout counts from the last use (a failure only leaves the old end).
+   */
+  async #renew(sandbox: Sandbox): Promise<void> {
+    this.#renewAt = Date.now() + timeoutMs(this.#settings.timeout) / 2;
+    await sandbox.extendTimeout(this.#settings.timeout).catch(() => {});
   }
 
   /**
@@ -209,7 +248,11 @@ export class SandboxLink {
     };
     let sandbox: Sandbox;
     try {
-      sandbox = await within(Sandbox.create(options), ATTACH_MS, (late) => void late.kill());
+      sandbox = await within(
+        Sandbox.create(options),
+        ATTACH_MS,
+        (late) => void late.kill().catch(() => {}),
+      );
     } catch (error) {
       throw unavailable("create a sandbox", sandboxName(undefined, this.sessionId), error);
     }
@@ -221,7 +264,7 @@ export class SandboxLink {
       ...(s.region === undefined ? {} : { region: s.region }),
       timeout: s.timeout,
       ...(replaced === undefined ? {} : { replaced }),
-    });
+    }, true);
     return sandbox;
   }
 
@@ -237,7 +280,7 @@ export class SandboxLink {
           ...(s.endpoint === undefined ? {} : { sandboxEndpoint: s.endpoint }),
         }),
         ATTACH_MS,
-        (late) => void late.close(),
+        (late) => void late.close().catch(() => {}),
       );
     } catch (error) {
       if (isGoneAnswer(error)) throw gone("reconnect", name, error);
@@ -253,14 +296,17 @@ export class SandboxLink {
   }
 
   /** Makes `sandbox` current and tells the listener (create or reattach). */
-  async #adopt(sandbox: Sandbox, record: ExecutorRecord): Promise<void> {
-    this.#use(sandbox);
+  async #adopt(sandbox: Sandbox, record: ExecutorRecord, created = false): Promise<void> {
+    this.#use(sandbox, created);
     this.#record = record;
     this.generation++;
-    await this.#opened(record);
+    // The log append may fail (the agent is gone): the sandbox still serves this call.
+    await Promise.resolve().then(() => this.#opened(record)).catch(() => {});
   }
 
-  #use(sandbox: Sandbox): void {
+  #use(sandbox: Sandbox, created = false): void {
+    // A created sandbox has a full timeout; a reattached one is extended on its first use.
+    this.#renewAt = created ? Date.now() + timeoutMs(this.#settings.timeout) / 2 : 0;
     this.#sandbox = sandbox;
     this.#id = sandbox.id;
     this.#live = true;
@@ -271,10 +317,14 @@ export class SandboxLink {
   }
 
   async #killOrphans(sandbox: Sandbox): Promise<void> {
-    const groups = this.#orphans.splice(0);
-    if (groups.length === 0) return;
-    const child = await sandbox.spawn("kill", {
-      args: ["-KILL", "--", ...groups.map((pgid) => `-${pgid}`)],
+    const runs = this.#orphans.splice(0);
+    if (runs.length === 0) return;
+    const args = runs.flatMap((run) => [
+      ...(run.pgid === undefined ? [] : [`g:${run.pgid}`]),
+      `m:${run.marker}`,
+    ]);
+    const child = await sandbox.spawn("bash", {
+      args: ["-c", KILL_ORPHANS, "dsh-orphans", ...args],
       stdout: "piped",
       stderr: "piped",
     }).catch(() => undefined);

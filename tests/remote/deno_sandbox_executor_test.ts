@@ -48,9 +48,12 @@ Deno.test(
 
     const token = uniqueToken("dsh-remote-timeout");
     const timed = await session.run(`${markedSleep(token)} & wait`, { timeoutMs: 300 });
-    equal(timed.timedOut, true);
-    equal(timed.aborted, false);
-    equal(timed.signal, "SIGTERM");
+    deepEqual([timed.timedOut, timed.aborted, timed.exitCode, timed.signal], [
+      true,
+      false,
+      null,
+      "SIGTERM",
+    ]);
     deepEqual(await waitGone(token), [], "the background sleep went with the group");
 
     const controller = new AbortController();
@@ -93,6 +96,29 @@ Deno.test(
     controller.abort();
     equal((await run).aborted, true);
     deepEqual(await waitGone(held), []);
+  },
+);
+
+Deno.test(
+  "remote run: a descendant that escaped with a cleared env and held the pipe is reported",
+  opts,
+  async () => {
+    await using fx = await remoteFixture();
+    const session = fx.executor.forSession("s1");
+    const token = uniqueToken("dsh-remote-escape");
+    try {
+      // The command returns once the escapee runs in its own session (out of the group's reach).
+      const { result, text } = await runText(
+        session,
+        `env -i setsid bash -c 'exec -a ${token} sleep 300' &\n` +
+          `until pgrep -f '^${token}' > /dev/null; do sleep 0.01; done; echo left`,
+      );
+      equal(text, "left\n");
+      equal(result.exitCode, 0);
+      equal(result.pipeHeldOpen, true, "the call returned although the escapee holds stdout");
+    } finally {
+      for (const pid of processesWithArg(token)) Deno.kill(pid, "SIGKILL");
+    }
   },
 );
 
