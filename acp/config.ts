@@ -24,11 +24,7 @@ import { checkModelEndpoint } from "./_model_endpoint.ts";
 
 export type { ConfigSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
-export type {
-  ExecutorConfig,
-  ExecutorProvider,
-  ExecutorSecret,
-} from "./_config_executor.ts";
+export type { ExecutorConfig, ExecutorProvider, ExecutorSecret } from "./_config_executor.ts";
 export type { ConfigTrust } from "./_config_layers.ts";
 export type { TrustItem } from "./_trust.ts";
 
