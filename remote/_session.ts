@@ -33,7 +33,7 @@ import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
 import { safeCancel } from "./_streams.ts";
 import { readRemoteRun, startRemote } from "./_detached.ts";
-import type { SyncTargetLike, WorkspaceSyncLike } from "./_sync_seam.ts";
+import type { SyncTarget, WorkspaceSync } from "./workspace_sync.ts";
 
 /** What every session of a provider shares. */
 export interface SessionSettings {
@@ -42,7 +42,7 @@ export interface SessionSettings {
   /** The explicit environment of every command. */
   readonly env: Readonly<Record<string, string>>;
   /** The workspace sync, if any. */
-  readonly sync?: WorkspaceSyncLike;
+  readonly sync?: WorkspaceSync;
   /** The provider's routing (`forSession`). */
   readonly forSession: (sessionId: string) => Executor;
 }
@@ -122,7 +122,7 @@ export class SandboxSessionExecutor implements Executor {
   }
 
   /** The sync's view of the sandbox (workspace paths, no push/pull around its own calls). */
-  #target(sandbox: Sandbox): SyncTargetLike {
+  #target(sandbox: Sandbox): SyncTarget {
     const name = this.#link.name;
     return {
       readFile: (path) => readRemote(sandbox, path, name),
@@ -210,8 +210,8 @@ export class SandboxSessionExecutor implements Executor {
     return {
       pid: child.pid,
       stdin: options.stdin === "piped" ? child.stdin : null,
-      stdout: safeCancel(child.stdout!),
-      stderr: safeCancel(child.stderr!),
+      stdout: safeCancel(child.stdout!, status),
+      stderr: safeCancel(child.stderr!, status),
       status,
       kill,
     };

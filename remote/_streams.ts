@@ -28,13 +28,26 @@ export function stopReading(): Error {
  * `stream` with a `cancel` that always passes an Error to the SDK (callers may cancel bare).
  *
  * @param stream An SDK stream.
+ * @param lost Rejects when the connection under the stream is lost (the stream then errors).
  * @returns The safe stream.
  */
-export function safeCancel(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function safeCancel(
+  stream: ReadableStream<Uint8Array>,
+  lost: Promise<unknown>,
+): ReadableStream<Uint8Array> {
   const reader = stream.getReader();
+  // A dropped connection never ends the SDK's streams: the child's failed status errors them.
+  let failure: { error: unknown } | undefined;
+  const failed = lost.then(() => new Promise<never>(() => {}), (error) => {
+    failure = { error };
+    reader.cancel(stopReading()).catch(() => {});
+    throw error;
+  });
+  failed.catch(() => {});
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { value, done } = await reader.read();
+      const { value, done } = await Promise.race([reader.read(), failed]);
+      if (failure !== undefined) throw failure.error;
       if (done) controller.close();
       else controller.enqueue(value);
     },
