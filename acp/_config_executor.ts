@@ -45,7 +45,10 @@ export interface ExecutorConfig {
   readonly memory?: number;
   /** Hosts the sandbox may reach (`[]`: none); required for `deno-sandbox`. @default {[]} */
   readonly allowNet: readonly string[];
-  /** How long a sandbox lives (`"30m"`, `"600s"`, or `"session"`: until the agent disconnects). @default {"30m"} */
+  /**
+   * How long a sandbox outlives its last use (`"30m"`, `"600s"`); a session in use extends it.
+   * @default {"30m"}
+   */
   readonly timeout: string;
   /** What happens to a session's sandbox when the session ends. @default {"keep"} */
   readonly onSessionEnd: "destroy" | "keep";
@@ -64,7 +67,7 @@ export const DEFAULT_EXECUTOR: ExecutorConfig = {
 
 const KEYS = ["provider", "region", "memory", "allowNet", "timeout", "onSessionEnd", "secrets"];
 const SECRET_KEYS = ["hosts", "fromEnv", "fromFile"];
-const TIMEOUT = /^(session|[1-9][0-9]*[sm])$/;
+const TIMEOUT = /^[1-9][0-9]*[sm]$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A host name, `*.` wildcard, IPv4 or bracketed IPv6, with an optional port (the SDK's forms).
 const NET_HOST =
@@ -100,7 +103,7 @@ const SCHEMA: ConfigSchema = {
       pattern: TIMEOUT.source,
       default: "30m",
       description:
-        'How long a sandbox lives: "30m", "600s", or "session" (destroyed when the agent disconnects: no reattach after a restart).',
+        'How long a sandbox outlives its last use: "30m", "600s" (a session in use extends it; the SDK\'s "session" is not offered: it ends the sandbox with the connection, so no reattach and no durable jobs).',
     },
     onSessionEnd: {
       type: "string",
@@ -277,7 +280,7 @@ function parseExecutor(value: unknown, key: string, fail: Fail): ExecutorConfig 
   const timeout = record.timeout ?? DEFAULT_EXECUTOR.timeout;
   if (typeof timeout !== "string" || !TIMEOUT.test(timeout)) {
     problems.push(
-      `"${key}.timeout" must be "session" or a positive whole number of seconds or minutes ("600s", "30m"): received ${
+      `"${key}.timeout" must be a positive whole number of seconds or minutes ("600s", "30m"; not "session": it would end the sandbox with the agent's connection, so no reattach): received ${
         show(timeout)
       }`,
     );

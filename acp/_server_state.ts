@@ -14,6 +14,7 @@ import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { McpNotices } from "./_mcp_notices.ts";
 import { TurnNotices } from "./_turn_notices.ts";
 import type { AcpServerOptions } from "./server.ts";
+import { SESSION_ENVIRONMENTS, type SessionEnvironments } from "./_session_environments.ts";
 
 /** One open session of the connection. */
 export interface LiveSession {
@@ -91,14 +92,27 @@ export class ServerState {
     return live;
   }
 
-  /** Aborts a session's turn and disposes its view, agent and MCP servers. */
-  async close(live: LiveSession): Promise<void> {
+  /**
+   * Aborts a session's turn and disposes its view, agent and MCP servers. `ended` (the editor
+   * closed the connection) also applies `onSessionEnd` to a remote executor's environment; a
+   * reload of the session does not (it reattaches).
+   */
+  async close(live: LiveSession, ended = false): Promise<void> {
     live.turn?.abort();
     live.view.dispose();
     await live.agent.dispose();
     live.detachNotices?.();
     this.turnNotices.forget(live.agent.sessionId);
     await live.disposeMcp?.();
+    if (ended) {
+      const environments = this.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
+      await environments?.end(live.agent.sessionId).catch((error) => {
+        this.ctx.logger.warn("Cannot end the session's remote environment", {
+          sessionId: live.agent.sessionId,
+          error: String(error),
+        });
+      });
+    }
     if (this.sessions.get(live.agent.sessionId) === live) {
       this.sessions.delete(live.agent.sessionId);
       this.lastSent.delete(live.agent.sessionId);

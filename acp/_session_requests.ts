@@ -20,6 +20,13 @@ import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registr
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
+import {
+  EXECUTOR_OPENED,
+  SESSION_ENVIRONMENTS,
+  type SessionEnvironments,
+} from "./_session_environments.ts";
+import type { ExecutorRecord } from "../tools/executor.ts";
+import type { JsonObject } from "../core/json.ts";
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
   end_turn: "end_turn",
@@ -62,6 +69,16 @@ export function listen(state: ServerState): void {
   // A message for the user outside any tool (a plugin reload) and a plugin change to approve:
   // said inside a turn, where every client shows them (acp/_turn_notices.ts).
   ctx.on("acp/notice", (text: string) => state.turnNotices.notice(text));
+  // A remote executor created or reattached a session's environment: its log records it, so a
+  // later session/load reattaches the same one.
+  ctx.on(EXECUTOR_OPENED, (sessionId: string, record: ExecutorRecord) => {
+    const agent = sessions.get(sessionId)?.agent;
+    if (agent !== undefined && !agent.disposed) {
+      // JSON only (undefined members dropped).
+      const json = JSON.parse(JSON.stringify(record)) as JsonObject;
+      agent.appendEvent(EXECUTOR_OPENED, { sessionId, record: json });
+    }
+  });
   ctx.on("acp/plugin-change", (change: PluginChange) => state.turnNotices.change(change));
   ctx.emit("acp/listening");
 }
@@ -113,7 +130,10 @@ export async function loadSession(
   } finally {
     live.replaying = false;
   }
-  for (const text of loadNotices(agent)) state.notice(sessionId, text);
+  // The remote environment the log names is reattached (or replaced, with a notice).
+  const environments = state.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
+  const reattached = (await environments?.resume(sessionId, agent.events)) ?? [];
+  for (const text of [...loadNotices(agent), ...reattached]) state.notice(sessionId, text);
   await state.lastSent.get(sessionId);
   return {};
 }

@@ -135,7 +135,7 @@ function createApp(state: ServerState) {
     .onConnect((connection) => {
       state.client = connection.client;
       connection.closed.finally(async () => {
-        for (const live of [...sessions.values()]) await state.close(live).catch(() => {});
+        for (const live of [...sessions.values()]) await state.close(live, true).catch(() => {});
         state.client = undefined;
       });
     });

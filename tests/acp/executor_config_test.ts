@@ -39,8 +39,8 @@ Deno.test("executor defaults to local and parses a full deno-sandbox setting", (
     secrets: {},
   });
   equal(
-    parse({ provider: "deno-sandbox", allowNet: [], timeout: "session" }).executor.timeout,
-    "session",
+    parse({ provider: "deno-sandbox", allowNet: [], timeout: "600s" }).executor.timeout,
+    "600s",
   );
 });
 
@@ -74,7 +74,11 @@ Deno.test("every bad executor value gets its own clear error", () => {
     ],
     [
       { provider: "deno-sandbox", allowNet: [], timeout: "2h" },
-      /"executor.timeout" must be "session" or a positive whole number of seconds or minutes/,
+      /"executor.timeout" must be a positive whole number of seconds or minutes/,
+    ],
+    [
+      { provider: "deno-sandbox", allowNet: [], timeout: "session" },
+      /not "session": it would end the sandbox with the agent's connection/,
     ],
     [{ provider: "deno-sandbox", allowNet: [], timeout: "0m" }, /"executor.timeout"/],
     [

@@ -1,0 +1,166 @@
+/**
+ * End to end through the shipped launcher (`deno task agent`'s entry and flags, so the computed
+ * permission profile and the stdin secrets line are the real ones): a user-level config choosing
+ * `"executor": {"provider": "deno-sandbox"}` with DENO_SANDBOX_ENDPOINT at the loopback stand-in.
+ * A scripted bash call runs in the stand-in's sandbox, not on this machine; the log records
+ * `executor/opened`; after a restart, session/load reattaches the SAME sandbox. An untrusted
+ * project config asking for a remote executor is ignored (nothing is uploaded) and listed.
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { join } from "node:path";
+import { startSandboxStandIn } from "../../testing/mod.ts";
+import { readSessionLog } from "../../agent/mod.ts";
+import { tempDir } from "../_helpers.ts";
+
+const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
+const DENO_JSON = new URL("../../deno.json", import.meta.url);
+
+async function agentTaskFlags(): Promise<string[]> {
+  const tasks = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks as Record<string, string>;
+  return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
+}
+
+/** Runs the launcher as an editor would and connects an SDK client. */
+async function launch(ws: string, args: readonly string[], env: Record<string, string>) {
+  const updates: SessionUpdate[] = [];
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args],
+    cwd: ws,
+    clearEnv: true,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const errDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const app = client({ name: "remote-executor" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .onRequest("session/request_permission", () => ({
+      outcome: { outcome: "selected", optionId: "reject_once" },
+    }));
+  const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
+  await connection.agent.request("initialize", { protocolVersion: 1 });
+  return {
+    a: connection.agent,
+    updates,
+    async close(): Promise<string> {
+      connection.close();
+      await child.stdin.close().catch(() => {});
+      await child.status;
+      await errDone;
+      return stderr;
+    },
+  };
+}
+
+function toolOutput(updates: readonly SessionUpdate[]): string {
+  return JSON.stringify(updates.filter((u) => u.sessionUpdate === "tool_call_update"));
+}
+
+function said(updates: readonly SessionUpdate[]): string {
+  return updates.flatMap((u) =>
+    u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []
+  ).join("");
+}
+
+async function script(dir: string, name: string, command: string): Promise<string> {
+  const path = join(dir, name);
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify([
+      { toolCalls: [{ id: `call_${name}`, name: "bash", args: { command } }] },
+      { text: "Done." },
+    ]),
+  );
+  return path;
+}
+
+Deno.test("a deno-sandbox session runs bash in the sandbox and reattaches the same one after a restart", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const ws = join(root, "ws");
+  const sessionsDir = join(root, "sessions");
+  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
+  await Deno.mkdir(ws);
+  await Deno.writeTextFile(
+    join(root, "config", "dsh", "dsh.jsonc"),
+    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
+  );
+  const marker = `/tmp/dsh-remote-${crypto.randomUUID()}`;
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: root,
+    TMPDIR: root,
+    XDG_CONFIG_HOME: join(root, "config"),
+    XDG_STATE_HOME: join(root, "state"),
+    DENO_SANDBOX_ENDPOINT: standIn.endpoint,
+    DENO_DEPLOY_TOKEN: standIn.token,
+  };
+  const first = await launch(
+    ws,
+    [
+      "--script",
+      await script(root, "one.json", `echo ran-remotely > ${marker}; cat ${marker}`),
+      "--sessions-dir",
+      sessionsDir,
+    ],
+    env,
+  );
+  let sessionId: string;
+  try {
+    ({ sessionId } = await first.a.request("session/new", { cwd: ws, mcpServers: [] }));
+    const { stopReason } = await first.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "run it" }],
+    });
+    equal(stopReason, "end_turn");
+    match(toolOutput(first.updates), /ran-remotely/);
+  } finally {
+    const stderr = await first.close();
+    ok(!stderr.includes("ERROR"), stderr);
+  }
+  // It ran in the stand-in's sandbox, not here; bash ran there without asking (sandboxed).
+  const [sandbox, ...others] = standIn.sandboxes();
+  equal(others.length, 0);
+  ok(sandbox!.spawns.some((s) => JSON.stringify(s).includes(marker)));
+  equal(await Deno.readTextFile(standIn.path(sandbox!.id, marker)), "ran-remotely\n");
+  equal(await Deno.stat(marker).then(() => true, () => false), false, "ran on the host");
+  deepEqual(sandbox!.config.allow_net, []);
+  // The log names the sandbox; the token went to the stand-in, never into the sandbox's env.
+  const log = await readSessionLog(join(sessionsDir, `${sessionId}.jsonl`));
+  const opened = log.events.filter((e) => e.type === "executor/opened");
+  equal(opened.length, 1);
+  equal((opened[0]!.record as { id: string }).id, sandbox!.id);
+  ok(!JSON.stringify(sandbox!.spawns).includes(standIn.token));
+
+  // Restart: session/load reattaches the sandbox the log names, and the file is still there.
+  const second = await launch(
+    ws,
+    ["--script", await script(root, "two.json", `cat ${marker}`), "--sessions-dir", sessionsDir],
+    env,
+  );
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    const { stopReason } = await second.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "again" }],
+    });
+    equal(stopReason, "end_turn");
+    match(toolOutput(second.updates.slice(-20)), /ran-remotely/);
+    ok(!said(second.updates).includes("is gone"), said(second.updates));
+  } finally {
+    await second.close();
+  }
+  equal(standIn.sandboxes().length, 1, "no second sandbox was created");
+  const reloaded = await readSessionLog(join(sessionsDir, `${sessionId}.jsonl`));
+  const records = reloaded.events.filter((e) => e.type === "executor/opened")
+    .map((e) => e.record as { id: string; reattached?: boolean });
+  deepEqual(records.map((r) => r.id), [sandbox!.id, sandbox!.id]);
+  equal(records[1]!.reattached, true);
+});
