@@ -17,7 +17,7 @@
  */
 import { resolve } from "node:path";
 import type { ToolsContext } from "../registry/mod.ts";
-import type { Executor, ExecutorRecord } from "../tools/executor.ts";
+import type { Executor } from "../tools/executor.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { createWorkspaceSync, denoSandboxExecutor, type SandboxSecret } from "../remote/mod.ts";
 import type { AgentConfig } from "./config.ts";
