@@ -125,15 +125,21 @@ export async function createRemoteExecutor(
     onRecord: (sessionId, record) => ctx.emit(EXECUTOR_OPENED, sessionId, record),
     sync: createWorkspaceSync({ workspace, hiddenPaths: config.hiddenPaths, protectedPaths }),
   });
-  ctx.provide(SESSION_ENVIRONMENTS, sessionEnvironments(executor, settings.onSessionEnd));
-  // The agent stops (signal, end of stdin): each sandbox lives on, reattachable until its timeout.
-  ctx.effect(() => () => executor.detach().catch(() => {}));
+  const ending = new Set<Promise<void>>();
+  ctx.provide(SESSION_ENVIRONMENTS, sessionEnvironments(executor, settings.onSessionEnd, ending));
+  // The agent stops (signal, end of stdin): the sessions' ends run out, then every other sandbox
+  // is detached and lives on, reattachable until its timeout.
+  ctx.effect(() => async () => {
+    await Promise.allSettled(ending);
+    await executor.detach().catch(() => {});
+  });
   return executor;
 }
 
 function sessionEnvironments(
   executor: Executor,
   onSessionEnd: "destroy" | "keep",
+  ending: Set<Promise<void>>,
 ): SessionEnvironments {
   return {
     async resume(sessionId, events) {
@@ -158,9 +164,15 @@ function sessionEnvironments(
         ];
       }
     },
-    async end(sessionId) {
+    end(sessionId) {
       const session = executor.forSession(sessionId);
-      await (onSessionEnd === "destroy" ? session.destroy() : session.detach());
+      const done = onSessionEnd === "destroy" ? session.destroy() : session.detach();
+      // Tracked for the shutdown, which only waits (the caller sees the failure).
+      const tracked: Promise<void> = done.then(() => {}, () => {}).finally(() =>
+        ending.delete(tracked)
+      );
+      ending.add(tracked);
+      return done;
     },
   };
 }

@@ -98,25 +98,30 @@ export class ServerState {
    * reload of the session does not (it reattaches).
    */
   async close(live: LiveSession, ended = false): Promise<void> {
+    // Started at once, so the agent's shutdown (which detaches every sandbox) waits for it.
+    const ending = ended ? this.#endEnvironment(live.agent.sessionId) : undefined;
     live.turn?.abort();
     live.view.dispose();
     await live.agent.dispose();
     live.detachNotices?.();
     this.turnNotices.forget(live.agent.sessionId);
     await live.disposeMcp?.();
-    if (ended) {
-      const environments = this.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
-      await environments?.end(live.agent.sessionId).catch((error) => {
-        this.ctx.logger.warn("Cannot end the session's remote environment", {
-          sessionId: live.agent.sessionId,
-          error: String(error),
-        });
-      });
-    }
+    await ending;
     if (this.sessions.get(live.agent.sessionId) === live) {
       this.sessions.delete(live.agent.sessionId);
       this.lastSent.delete(live.agent.sessionId);
     }
+  }
+
+  /** Applies `onSessionEnd` to a remote executor's environment of the session (if any). */
+  async #endEnvironment(sessionId: string): Promise<void> {
+    const environments = this.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
+    await environments?.end(sessionId).catch((error) => {
+      this.ctx.logger.warn("Cannot end the session's remote environment", {
+        sessionId,
+        error: String(error),
+      });
+    });
   }
 
   /** Permission prompts of one session: a card already shown waits as `pending`, then runs. */

@@ -90,7 +90,7 @@ export async function newSession(
 ): Promise<{ sessionId: string }> {
   const { options } = state;
   checkCwd(params.cwd, params.additionalDirectories ?? undefined, "create a session");
-  await options.ready;
+  await toolsReady(options.ready);
   const agent = await logErrors(() => {
     options.verifySessionsDir?.();
     return createAgent(state.ctx, {
@@ -118,7 +118,7 @@ export async function loadSession(
   checkCwd(params.cwd, params.additionalDirectories ?? undefined, "load a session");
   const { sessionId } = params;
   checkSessionId(sessionId);
-  await state.options.ready;
+  await toolsReady(state.options.ready);
   const existing = state.sessions.get(sessionId);
   if (existing) await state.close(existing);
   const agent = await resumeAgent(state, sessionId, params.cwd);
@@ -136,6 +136,15 @@ export async function loadSession(
   for (const text of [...loadNotices(agent), ...reattached]) state.notice(sessionId, text);
   await state.lastSent.get(sessionId);
   return {};
+}
+
+/** Waits for the tools; a failure to load them (a remote executor without its token) is said. */
+async function toolsReady(ready: Promise<void> | undefined): Promise<void> {
+  try {
+    await ready;
+  } catch (error) {
+    throw new RequestError(-32603, `Cannot load the tools: ${(error as Error)?.message ?? error}`);
+  }
 }
 
 /** What the user should know about a loaded log: another folder, lines not loaded. */

@@ -164,3 +164,123 @@ Deno.test("a deno-sandbox session runs bash in the sandbox and reattaches the sa
   deepEqual(records.map((r) => r.id), [sandbox!.id, sandbox!.id]);
   equal(records[1]!.reattached, true);
 });
+
+/** A workspace whose user-level config (or project config, `project`) sets `executor`. */
+async function workspace(root: string, executor: unknown, project = false) {
+  const ws = join(root, "ws");
+  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
+  await Deno.mkdir(ws, { recursive: true });
+  await Deno.writeTextFile(
+    project ? join(ws, "dsh.jsonc") : join(root, "config", "dsh", "dsh.jsonc"),
+    JSON.stringify({ executor }),
+  );
+  return {
+    ws,
+    sessionsDir: join(root, "sessions"),
+    env: (standIn: { endpoint: string; token?: string }) => ({
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: root,
+      TMPDIR: root,
+      XDG_CONFIG_HOME: join(root, "config"),
+      XDG_STATE_HOME: join(root, "state"),
+      DENO_SANDBOX_ENDPOINT: standIn.endpoint,
+      ...(standIn.token === undefined ? {} : { DENO_DEPLOY_TOKEN: standIn.token }),
+    }),
+  };
+}
+
+Deno.test("a sandbox gone while the agent was away is replaced on session/load, with a notice; destroy ends it with the connection", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const { ws, sessionsDir, env } = await workspace(root, {
+    provider: "deno-sandbox",
+    allowNet: [],
+    onSessionEnd: "destroy",
+  });
+  const one = await script(root, "one.json", "echo first > /tmp/f; cat /tmp/f");
+  const first = await launch(ws, ["--script", one, "--sessions-dir", sessionsDir], env(standIn));
+  let sessionId: string;
+  try {
+    ({ sessionId } = await first.a.request("session/new", { cwd: ws, mcpServers: [] }));
+    await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    match(toolOutput(first.updates), /first/);
+  } finally {
+    await first.close();
+  }
+  // "destroy": closing the connection ended the session, and its sandbox with it.
+  const [old] = standIn.sandboxes();
+  ok(old!.ended !== null, "the sandbox outlived its session");
+  const second = await launch(
+    ws,
+    [
+      "--script",
+      await script(root, "two.json", "cat /tmp/f || echo missing"),
+      "--sessions-dir",
+      sessionsDir,
+    ],
+    env(standIn),
+  );
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    match(said(second.updates), new RegExp(`Deno Sandbox ${old!.id} of this session is gone`));
+    await second.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    match(toolOutput(second.updates), /missing/);
+  } finally {
+    await second.close();
+  }
+  const records = (await readSessionLog(join(sessionsDir, `${sessionId}.jsonl`))).events
+    .filter((e) => e.type === "executor/opened").map((e) => e.record as Record<string, unknown>);
+  equal(records.length, 2);
+  equal(records[1]!.replaced, old!.id);
+  equal(records[1]!.id, standIn.sandboxes()[1]!.id);
+});
+
+Deno.test("without DENO_DEPLOY_TOKEN a deno-sandbox session fails with how to fix it", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const { ws, sessionsDir, env } = await workspace(root, {
+    provider: "deno-sandbox",
+    allowNet: [],
+  });
+  const agent = await launch(
+    ws,
+    ["--sessions-dir", sessionsDir],
+    env({ endpoint: standIn.endpoint }),
+  );
+  try {
+    const error = await agent.a.request("session/new", { cwd: ws, mcpServers: [] }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    match(String(error?.message), /DENO_DEPLOY_TOKEN is not set/);
+  } finally {
+    await agent.close();
+  }
+  equal(standIn.sandboxes().length, 0);
+});
+
+Deno.test("an untrusted project config choosing deno-sandbox is ignored and listed: tools stay local, nothing is uploaded", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const { ws, sessionsDir, env } = await workspace(
+    root,
+    { provider: "deno-sandbox", allowNet: ["evil.example"] },
+    true,
+  );
+  await Deno.writeTextFile(join(ws, "secret.txt"), "workspace content");
+  const run = await script(root, "one.json", "cat secret.txt");
+  const agent = await launch(ws, ["--script", run, "--sessions-dir", sessionsDir], env(standIn));
+  try {
+    const { sessionId } = await agent.a.request("session/new", { cwd: ws, mcpServers: [] });
+    await agent.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    match(said(agent.updates), /runs tools in a Deno Sandbox in the cloud/);
+    match(said(agent.updates), /lets the remote sandbox reach evil\.example/);
+    match(toolOutput(agent.updates), /workspace content/);
+  } finally {
+    await agent.close();
+  }
+  equal(standIn.sandboxes().length, 0, "the untrusted config reached the sandbox service");
+});
