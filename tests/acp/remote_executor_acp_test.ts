@@ -22,6 +22,21 @@ async function agentTaskFlags(): Promise<string[]> {
   return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
 }
 
+/** Pids whose command line holds every one of `parts`. */
+function pidsWith(...parts: string[]): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+      if (parts.every((part) => argv.some((arg) => arg.includes(part)))) {
+        found.push(Number(entry.name));
+      }
+    } catch { /* gone */ }
+  }
+  return found;
+}
+
 /** Runs the launcher as an editor would and connects an SDK client. */
 async function launch(ws: string, args: readonly string[], env: Record<string, string>) {
   const updates: SessionUpdate[] = [];
@@ -121,6 +136,12 @@ Deno.test("a deno-sandbox session runs bash in the sandbox and reattaches the sa
     });
     equal(stopReason, "end_turn");
     match(toolOutput(first.updates), /ran-remotely/);
+    // The launcher moved the token to the agent's stdin: not in its /proc environ.
+    const agents = pidsWith(sessionsDir, "main.ts");
+    equal(agents.length, 1, `agent pids ${agents}`);
+    const environ = Deno.readTextFileSync(`/proc/${agents[0]}/environ`);
+    ok(environ.includes(`DENO_SANDBOX_ENDPOINT=${standIn.endpoint}`), "the control");
+    ok(!environ.includes(standIn.token), "the agent's environ holds DENO_DEPLOY_TOKEN");
   } finally {
     const stderr = await first.close();
     ok(!stderr.includes("ERROR"), stderr);
