@@ -229,7 +229,11 @@ export class SandboxLink {
     };
     let sandbox: Sandbox;
     try {
-      sandbox = await within(Sandbox.create(options), ATTACH_MS, (late) => void late.kill());
+      sandbox = await within(
+        Sandbox.create(options),
+        ATTACH_MS,
+        (late) => void late.kill().catch(() => {}),
+      );
     } catch (error) {
       throw unavailable("create a sandbox", sandboxName(undefined, this.sessionId), error);
     }
@@ -257,7 +261,7 @@ export class SandboxLink {
           ...(s.endpoint === undefined ? {} : { sandboxEndpoint: s.endpoint }),
         }),
         ATTACH_MS,
-        (late) => void late.close(),
+        (late) => void late.close().catch(() => {}),
       );
     } catch (error) {
       if (isGoneAnswer(error)) throw gone("reconnect", name, error);
@@ -277,7 +281,8 @@ export class SandboxLink {
     this.#use(sandbox, created);
     this.#record = record;
     this.generation++;
-    await this.#opened(record);
+    // The log append may fail (the agent is gone): the sandbox still serves this call.
+    await Promise.resolve().then(() => this.#opened(record)).catch(() => {});
   }
 
   #use(sandbox: Sandbox, created = false): void {

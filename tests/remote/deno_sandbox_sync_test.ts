@@ -49,3 +49,25 @@ Deno.test("sync: the workspace goes up, edits both ways, once per sandbox", opts
     await Deno.remove(workspace, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("sync: parallel first calls create one sandbox and upload once", opts, async () => {
+  const workspace = await Deno.makeTempDir({ prefix: "dsh-remote-sync-" });
+  try {
+    await Deno.writeTextFile(`${workspace}/a.txt`, "a");
+    const { sync, steps } = countedSync(workspace);
+    await using fx = await remoteFixture({ workspace, sync });
+    const session = fx.executor.forSession("s1");
+    const [stat, entries, bytes] = await Promise.all([
+      session.stat(`${workspace}/a.txt`),
+      session.readDir(workspace),
+      session.readFile(`${workspace}/a.txt`),
+    ]);
+    equal(stat?.size, 1);
+    equal(entries.map((e) => e.name).join(","), "a.txt");
+    equal(new TextDecoder().decode(bytes), "a");
+    equal(fx.standIn.sandboxes().length, 1);
+    equal(steps.filter((s) => s === "upload").length, 1);
+  } finally {
+    await Deno.remove(workspace, { recursive: true }).catch(() => {});
+  }
+});
