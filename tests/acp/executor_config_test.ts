@@ -265,3 +265,14 @@ Deno.test("loadConfig(): the user-level config may pick deno-sandbox; a project 
   equal(user.config.executor.provider, "deno-sandbox");
   equal(user.config.executor.secrets.K!.fromFile, join(xdg, "dsh", "k.txt"));
 });
+
+Deno.test("the README's executor example is a valid config with what it says", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = readme.slice(readme.indexOf("## Running tools remotely"));
+  const block = /```jsonc\n([\s\S]*?)```/.exec(section)?.[1];
+  ok(block !== undefined, "no jsonc block in the section");
+  const { executor } = parseConfig(block, "README.md");
+  equal(executor.provider, "deno-sandbox");
+  equal(executor.memory, 2048);
+  deepEqual(Object.keys(executor.secrets), ["GITHUB_TOKEN"]);
+});
