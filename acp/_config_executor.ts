@@ -13,11 +13,11 @@ import {
   type Fail,
 } from "./_config_fields.ts";
 
-/** The executor providers `dsh.jsonc` may choose. */
-export const EXECUTOR_PROVIDERS = ["local", "deno-sandbox"] as const;
-
 /** Where tools run: this machine, or a Deno Sandbox per session. */
-export type ExecutorProvider = typeof EXECUTOR_PROVIDERS[number];
+export type ExecutorProvider = "local" | "deno-sandbox";
+
+/** The executor providers `dsh.jsonc` may choose. */
+export const EXECUTOR_PROVIDERS: readonly ExecutorProvider[] = ["local", "deno-sandbox"];
 
 /** The Deno Sandbox regions of the pinned SDK (`AVAILABLE_REGIONS` of `@deno/sandbox@0.13.2`). */
 export const DENO_SANDBOX_REGIONS: readonly string[] = ["ord", "ams"];

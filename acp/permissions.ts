@@ -12,7 +12,7 @@ import { netHost } from "../core/permission_hint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
 import type { PluginPermissions } from "./plugin_permissions.ts";
 import { sessionKeyDir } from "../agent/session_key.ts";
-import { executorGrants, type SandboxEndpointEnv } from "./_executor_permissions.ts";
+import { executorGrants } from "./_executor_permissions.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -38,7 +38,10 @@ export interface PermissionFlagsOptions {
    * For `"executor": {"provider": "deno-sandbox"}`: `DENO_SANDBOX_ENDPOINT` and
    * `DENO_SANDBOX_BASE_DOMAIN`, whose host the agent may reach. @default {the SDK's API hosts}
    */
-  readonly sandboxEndpoint?: SandboxEndpointEnv;
+  readonly sandboxEndpoint?: {
+    readonly endpoint?: string | undefined;
+    readonly baseDomain?: string | undefined;
+  };
   /** Where the config's relative paths (secret files) resolve. @default {roots[0]} */
   readonly configDir?: string;
   /** `$HOME`, for `~/` secret files. @default {undefined} */
