@@ -17,7 +17,16 @@
  * @module
  */
 export { JobService } from "./job_service.ts";
+export {
+  JOB_DETACHED_EVENT,
+  JOB_ENDED_EVENT,
+  pendingDetachedJobs,
+  runDetachedJob,
+} from "./detached_jobs.ts";
+export type { PendingDetachedJobs, RunDetachedOptions } from "./detached_jobs.ts";
 export type {
+  AdoptReport,
+  DetachedJobRecord,
   JobControl,
   JobDetail,
   JobKiller,

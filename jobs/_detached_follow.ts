@@ -1,0 +1,215 @@
+/**
+ * Private: follows a detached (durable) run. Reads its output file through the executor into the
+ * job's output (so cursors, spill and notices are those of every job), kills it on the job's kill
+ * (SIGTERM, grace, SIGKILL) or timeout, and logs `job/ended` once its exit file is there. A
+ * release (the agent shutting down) stops the reads and leaves the run running.
+ *
+ * @module
+ */
+import { errorMessage } from "../core/error_message.ts";
+import type { JsonObject } from "../core/json.ts";
+import type { OutputSink } from "../tools/definition.ts";
+import type { DetachedRead, DetachedRun, Executor } from "../tools/executor.ts";
+import type { JobOutcome } from "./types.ts";
+
+/** An executor with the durable trio. */
+export type DetachedExecutor =
+  & Executor
+  & Required<Pick<Executor, "startDetached" | "readDetached" | "killDetached">>;
+
+/** True when `executor` can run detached commands. */
+export function isDetachedExecutor(executor: Executor): executor is DetachedExecutor {
+  return typeof executor.startDetached === "function" &&
+    typeof executor.readDetached === "function" && typeof executor.killDetached === "function";
+}
+
+/** What {@linkcode followDetached} needs. */
+export interface FollowOptions {
+  readonly executor: DetachedExecutor;
+  readonly run: DetachedRun;
+  /** The job's id in the session log. */
+  readonly logId: string;
+  /** The job's own signal: aborted on kill. */
+  readonly signal: AbortSignal;
+  /** Aborted when the agent stops watching (shutdown): return, leave the run running. */
+  readonly release: AbortSignal;
+  readonly output: OutputSink;
+  /** Appends a session-log event (errors are the caller's to swallow). */
+  readonly log: (type: string, data: JsonObject) => void;
+  readonly setExit: (exit: { readonly exitCode?: number; readonly signal?: string }) => void;
+  readonly startedAtMs: number;
+  readonly timeoutMs?: number;
+  readonly pollMs: number;
+  readonly maxPollMs: number;
+  readonly graceMs: number;
+  readonly killWaitMs: number;
+  readonly maxFailures: number;
+  /** Called once, after the first read attempt (success or failure). */
+  readonly onFirstRead: () => void;
+}
+
+const CHUNK_BYTES = 1 << 20;
+
+type KillPhase = { readonly step: "none" } | {
+  readonly step: "term" | "kill";
+  readonly at: number;
+  readonly why: "kill" | "timeout";
+};
+
+/**
+ * Follows a detached run until it ends, is lost or released.
+ *
+ * @returns The outcome of the job's producer.
+ */
+export async function followDetached(options: FollowOptions): Promise<JobOutcome | void> {
+  const { executor, run, signal, release, pollMs } = options;
+  let cursor = 0;
+  let delay = pollMs;
+  let failures = 0;
+  let phase: KillPhase = { step: "none" };
+  let lastByte = 10;
+  let first = true;
+  while (!release.aborted) {
+    phase = await advanceKill(options, phase);
+    if (phase.step === "kill" && Date.now() - phase.at > options.killWaitMs) {
+      return { status: "failed", error: unconfirmedKill(run, options.killWaitMs) };
+    }
+    let read: DetachedRead;
+    try {
+      read = await executor.readDetached(run, cursor, CHUNK_BYTES);
+      failures = 0;
+    } catch (error) {
+      failures = isGone(error) ? options.maxFailures : failures + 1;
+      if (failures >= options.maxFailures) return lost(options, error, lastByte);
+      await pause(Math.min(pollMs * 2 ** failures, options.maxPollMs), signal, release);
+      continue;
+    } finally {
+      if (first) options.onFirstRead();
+      first = false;
+    }
+    if (read.bytes.length > 0) {
+      options.output.write(read.bytes.slice());
+      lastByte = read.bytes[read.bytes.length - 1]!;
+      cursor += read.bytes.length;
+      delay = pollMs;
+      if (cursor < read.total) continue;
+    }
+    if (read.exit !== undefined && cursor >= read.total) {
+      return ended(options, read.exit, phase, lastByte);
+    }
+    await pause(phase.step === "none" ? delay : pollMs, signal, release, untilStep(options, phase));
+    if (read.bytes.length === 0) delay = Math.min(delay * 2, options.maxPollMs);
+  }
+  return { status: "failed", error: "the agent stopped following it; the run goes on" };
+}
+
+/** Starts or escalates a kill when the job was killed or timed out. */
+async function advanceKill(options: FollowOptions, phase: KillPhase): Promise<KillPhase> {
+  const now = Date.now();
+  if (phase.step === "none") {
+    const timedOut = options.timeoutMs !== undefined &&
+      now >= options.startedAtMs + options.timeoutMs;
+    if (!options.signal.aborted && !timedOut) return phase;
+    await signalRun(options, "SIGTERM");
+    return { step: "term", at: now, why: options.signal.aborted ? "kill" : "timeout" };
+  }
+  if (phase.step === "term" && now - phase.at >= options.graceMs) {
+    await signalRun(options, "SIGKILL");
+    return { step: "kill", at: now, why: phase.why };
+  }
+  return phase;
+}
+
+/** How long until the kill has to escalate (or the timeout strikes). */
+function untilStep(options: FollowOptions, phase: KillPhase): number {
+  if (phase.step === "term") return Math.max(0, phase.at + options.graceMs - Date.now());
+  if (phase.step === "none" && options.timeoutMs !== undefined) {
+    return Math.max(0, options.startedAtMs + options.timeoutMs - Date.now());
+  }
+  return Infinity;
+}
+
+async function signalRun(options: FollowOptions, name: "SIGTERM" | "SIGKILL"): Promise<void> {
+  try {
+    await options.executor.killDetached(options.run, name);
+  } catch {
+    // An environment that cannot be reached also fails the next read: that reports it lost.
+  }
+}
+
+/** The run's exit file is there and every byte is read: markers, the exit, `job/ended`. */
+function ended(
+  options: FollowOptions,
+  exit: NonNullable<DetachedRead["exit"]>,
+  phase: KillPhase,
+  lastByte: number,
+): JobOutcome {
+  const timedOut = phase.step !== "none" && phase.why === "timeout";
+  const markers = [
+    timedOut ? `[timed out after ${options.timeoutMs} ms]` : undefined,
+    exit.signal !== null ? `[killed by signal: ${exit.signal}]` : undefined,
+    exit.exitCode !== null && exit.exitCode !== 0 ? `[exit code: ${exit.exitCode}]` : undefined,
+  ].filter((marker) => marker !== undefined);
+  if (markers.length > 0) {
+    options.output.write(`${lastByte === 10 ? "" : "\n"}${markers.join("\n")}`);
+  }
+  const result = {
+    ...(exit.exitCode !== null ? { exitCode: exit.exitCode } : {}),
+    ...(exit.signal !== null ? { signal: exit.signal } : {}),
+  };
+  options.setExit(result);
+  options.log("job/ended", {
+    jobId: options.logId,
+    exitCode: exit.exitCode,
+    signal: exit.signal,
+    finishedAt: new Date().toISOString(),
+    ...(phase.step !== "none" ? { killed: phase.why } : {}),
+  });
+  return result;
+}
+
+/** The environment is gone or unreachable: a clear `failed`, logged as ended so no load waits on it. */
+function lost(options: FollowOptions, error: unknown, lastByte: number): JobOutcome {
+  const { environment } = options.run;
+  const reason = `lost: its ${environment.provider} environment${
+    environment.id !== undefined ? ` ${environment.id}` : ""
+  } cannot be reached (${errorMessage(error)}); the output read so far is all there is`;
+  options.output.write(`${lastByte === 10 ? "" : "\n"}[${reason}]`);
+  options.log("job/ended", {
+    jobId: options.logId,
+    exitCode: null,
+    signal: null,
+    finishedAt: new Date().toISOString(),
+    lost: reason,
+  });
+  return { status: "failed", error: reason };
+}
+
+function unconfirmedKill(run: DetachedRun, waitedMs: number): string {
+  return `sent SIGKILL to process group ${run.pid} but its exit file ${run.exitPath} did not appear within ${waitedMs} ms`;
+}
+
+/** A `NotFound` or a `*_GONE` / `*_NOT_FOUND` code: the environment or its files are gone for good. */
+function isGone(error: unknown): boolean {
+  if (error instanceof Deno.errors.NotFound) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /(_GONE|NOT_FOUND)$/.test(code);
+}
+
+/** Waits `ms` (capped by `cap`), or less when a signal that is not yet aborted aborts. */
+function pause(
+  ms: number,
+  signal: AbortSignal,
+  release: AbortSignal,
+  cap = Infinity,
+): Promise<void> {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  const wake = (): void => resolve();
+  const live = [signal, release].filter((s) => !s.aborted);
+  const timer = setTimeout(wake, Math.min(ms, cap));
+  for (const s of live) s.addEventListener("abort", wake, { once: true });
+  return promise.finally(() => {
+    clearTimeout(timer);
+    for (const s of live) s.removeEventListener("abort", wake);
+  });
+}
