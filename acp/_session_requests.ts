@@ -20,6 +20,7 @@ import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registr
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
+import { adoptSessionJobs } from "./_job_adoption.ts";
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
   end_turn: "end_turn",
@@ -114,6 +115,8 @@ export async function loadSession(
     live.replaying = false;
   }
   for (const text of loadNotices(agent)) state.notice(sessionId, text);
+  // Durable jobs (detached runs in the session's remote environment) are followed again.
+  for (const text of await adoptSessionJobs(state.ctx, agent)) state.notice(sessionId, text);
   await state.lastSent.get(sessionId);
   return {};
 }

@@ -13,7 +13,13 @@ import type { JsonObject } from "../core/json.ts";
 import type { AgentHandle, ExecuteReturn, OutputSink, ToolExecution } from "../tools/definition.ts";
 import type { DetachedRun, Executor } from "../tools/executor.ts";
 import { type DetachedExecutor, followDetached, isDetachedExecutor } from "./_detached_follow.ts";
-import { type JobRecord, KIND_REGEXP, makeDurable, recordOfControl } from "./_job_record.ts";
+import {
+  type JobRecord,
+  KIND_REGEXP,
+  makeDurable,
+  NOTICE_SOURCE,
+  recordOfControl,
+} from "./_job_record.ts";
 import type { DetachedJobRecord, JobOutcome, JobStartOptions } from "./types.ts";
 
 /** The session-log event of a durable job's start. */
@@ -150,6 +156,18 @@ export function adoptedProducer(
       agent: record.agent,
     });
   };
+}
+
+/** Tells the model an adopted job has a new id (its old one was taken in this process). */
+export function tellRenamed(owner: AgentHandle, jobId: string, id: string): void {
+  try {
+    owner.inject(
+      `background job ${jobId} from before the agent restarted is now job ${id}: use ${id} with job_output and job_kill.`,
+      NOTICE_SOURCE,
+    );
+  } catch {
+    // The owner is gone.
+  }
 }
 
 /** What {@linkcode pendingDetachedJobs} found in a session's events. */

@@ -9,7 +9,7 @@ import { withBackground, type WithBackgroundOptions } from "./with_background.ts
 import type { AgentHandle, ToolDefinition } from "../tools/definition.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
 import { isDetachedExecutor } from "./_detached_follow.ts";
-import { adoptedProducer, pendingDetachedJobs } from "./detached_jobs.ts";
+import { adoptedProducer, pendingDetachedJobs, tellRenamed } from "./detached_jobs.ts";
 import {
   accessRecord,
   checkServiceOptions,
@@ -155,6 +155,7 @@ export class JobService implements AsyncDisposable {
         problems.push(`job ${record.jobId}: no executor for ${record.kind} jobs in this agent`);
       } else {
         const id = this.adopt(record, executorFor(chosen, owner.sessionId), owner);
+        if (id !== record.jobId) tellRenamed(owner, record.jobId, id);
         adopted.push({ id, jobId: record.jobId });
       }
     }
