@@ -71,3 +71,4 @@ export type { Containment, ContainmentKind } from "./process_containment.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type * from "../registry/doc_types.ts";
+export type * from "../tools/executor.ts";

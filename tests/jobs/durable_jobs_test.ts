@@ -348,3 +348,45 @@ Deno.test("adoptFromLog names unreadable records and kinds with no executor, and
   }
   equal(message, "Cannot adopt job bash-9: the local executor cannot read detached runs");
 });
+
+Deno.test("an adopted job whose id is taken in this process gets a new id, and the model is told", async () => {
+  await using dir = await tempDir();
+  const executor = new DetachedTestExecutor(`${dir.path}/env`);
+  await Deno.mkdir(executor.root);
+  let sessionId: string;
+  {
+    await using first = await session(executor, dir.path, [
+      startInBackground("echo up; while true; do sleep 0.05; done"),
+      textResponse("started"),
+    ]);
+    await first.agent.prompt("serve");
+    sessionId = first.agent.sessionId;
+    await outputContains(first.jobs, "bash-1", "up");
+  }
+  await using second = await session(executor, dir.path, [
+    toolCallResponse("c2", "job_kill", { job_id: "bash-2" }),
+    textResponse("ok"),
+  ], sessionId);
+  // Another session of this process already has bash-1.
+  const gate = Promise.withResolvers<void>();
+  second.jobs.start({
+    kind: "bash",
+    label: "other",
+    owner: "other-session",
+    run: () => gate.promise,
+  });
+  deepEqual(await second.jobs.adoptFromLog(second.agent.events, second.agent), {
+    adopted: [{ id: "bash-2", jobId: "bash-1" }],
+    invalid: [],
+  });
+  await second.agent.prompt("stop it");
+  ok(
+    JSON.stringify(second.adapter.requests[0]!.messages).includes(
+      "background job bash-1 from before the agent restarted is now job bash-2: use bash-2 with job_output and job_kill.",
+    ),
+  );
+  match(resultText(second.agent, "c2"), /^requested cancellation of job bash-2; it stopped/);
+  // The log keeps the job's own id.
+  equal(endedRecords(second.agent)[0]?.jobId, "bash-1");
+  gate.resolve();
+});
