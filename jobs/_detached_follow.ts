@@ -79,8 +79,8 @@ export async function followDetached(options: FollowOptions): Promise<JobOutcome
       read = await executor.readDetached(run, cursor, CHUNK_BYTES);
       failures = 0;
     } catch (error) {
-      failures = isGone(error) ? options.maxFailures : failures + 1;
-      if (failures >= options.maxFailures) return lost(options, error, lastByte);
+      if (isGone(error)) return lost(options, error, lastByte, true);
+      if (++failures >= options.maxFailures) return lost(options, error, lastByte, false);
       await pause(Math.min(pollMs * 2 ** failures, options.maxPollMs), signal, release);
       continue;
     } finally {
@@ -168,20 +168,35 @@ function ended(
   return result;
 }
 
-/** The environment is gone or unreachable: a clear `failed`, logged as ended so no load waits on it. */
-function lost(options: FollowOptions, error: unknown, lastByte: number): JobOutcome {
+/**
+ * The environment is gone (`final`: logged as ended, so no later load waits on it) or could not
+ * be reached `maxFailures` times in a row (not logged: a later load tries again). A clear `failed`.
+ */
+function lost(
+  options: FollowOptions,
+  error: unknown,
+  lastByte: number,
+  final: boolean,
+): JobOutcome {
   const { environment } = options.run;
-  const reason = `lost: its ${environment.provider} environment${
+  const where = `its ${environment.provider} environment${
     environment.id !== undefined ? ` ${environment.id}` : ""
-  } cannot be reached (${errorMessage(error)}); the output read so far is all there is`;
+  }`;
+  const reason = final
+    ? `lost: ${where} is gone (${errorMessage(error)}); the output read so far is all there is`
+    : `lost: ${where} could not be reached ${options.maxFailures} times in a row (${
+      errorMessage(error)
+    }); it may still run: load the session again to reconnect`;
   options.output.write(`${lastByte === 10 ? "" : "\n"}[${reason}]`);
-  options.log("job/ended", {
-    jobId: options.logId,
-    exitCode: null,
-    signal: null,
-    finishedAt: new Date().toISOString(),
-    lost: reason,
-  });
+  if (final) {
+    options.log("job/ended", {
+      jobId: options.logId,
+      exitCode: null,
+      signal: null,
+      finishedAt: new Date().toISOString(),
+      lost: reason,
+    });
+  }
   return { status: "failed", error: reason };
 }
 
@@ -189,7 +204,7 @@ function unconfirmedKill(run: DetachedRun, waitedMs: number): string {
   return `sent SIGKILL to process group ${run.pid} but its exit file ${run.exitPath} did not appear within ${waitedMs} ms`;
 }
 
-/** A `NotFound` or a `*_GONE` / `*_NOT_FOUND` code: the environment or its files are gone for good. */
+/** A `NotFound` or a `*_GONE` / `*NOT_FOUND` code (`REMOTE_GONE`): the environment or its files are gone for good. */
 function isGone(error: unknown): boolean {
   if (error instanceof Deno.errors.NotFound) return true;
   const code = (error as { code?: unknown } | null)?.code;

@@ -166,8 +166,9 @@ export interface JobServiceOptions {
   /** Longest pause between two reads of an idle detached job (the pause doubles up to it). @default {2000} */
   readonly detachedMaxPollMs?: number;
   /**
-   * Failed reads in a row after which a detached job is reported lost (its environment is gone
-   * or unreachable); a `NotFound` or `*_GONE` error counts as all of them. @default {5}
+   * Failed reads in a row after which a detached job whose environment cannot be reached is
+   * reported lost in this process (not logged as ended: a later load tries again). A gone
+   * environment (`NotFound`, a `*_GONE` or `*NOT_FOUND` code) is lost at once, and logged. @default {5}
    */
   readonly detachedReadFailures?: number;
 }

@@ -40,6 +40,8 @@ export class DetachedTestExecutor extends LocalExecutor {
   override readonly kind: string = "detached-test";
   /** The environment: every run's files live under it. */
   readonly root: string;
+  /** Fault switch: reads and kills fail as a dropped connection would (the runs go on). */
+  unreachable = false;
 
   constructor(root: string) {
     super({ pidNamespace: false });
@@ -137,6 +139,9 @@ export class DetachedTestExecutor extends LocalExecutor {
   }
 
   #check(run: DetachedRun): void {
+    if (this.unreachable) {
+      throw new HarnessError("REMOTE_DISCONNECTED", `cannot reach the environment ${this.root}`);
+    }
     try {
       Deno.statSync(this.root);
     } catch {

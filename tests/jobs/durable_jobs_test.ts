@@ -258,7 +258,7 @@ Deno.test("a durable job whose environment is gone is reported lost, not left ru
   equal(job.status, "failed");
   match(
     job.detail.error ?? "",
-    new RegExp(`^lost: its detached-test environment ${executor.root} cannot be reached \\(`),
+    new RegExp(`^lost: its detached-test environment ${executor.root} is gone \\(`),
   );
   await second.agent.prompt("and?");
   match(
@@ -389,4 +389,44 @@ Deno.test("an adopted job whose id is taken in this process gets a new id, and t
   // The log keeps the job's own id.
   equal(endedRecords(second.agent)[0]?.jobId, "bash-1");
   gate.resolve();
+});
+
+Deno.test("an unreachable environment makes an adopted job lost here but not ended: a later load reconnects", async () => {
+  await using dir = await tempDir();
+  const executor = new DetachedTestExecutor(`${dir.path}/env`);
+  await Deno.mkdir(executor.root);
+  let sessionId: string;
+  {
+    await using first = await session(executor, dir.path, [
+      startInBackground("echo up; while true; do sleep 0.05; done"),
+      textResponse("started"),
+    ]);
+    await first.agent.prompt("serve");
+    sessionId = first.agent.sessionId;
+    await outputContains(first.jobs, "bash-1", "up");
+  }
+  executor.unreachable = true;
+  {
+    await using second = await session(executor, dir.path, [], sessionId);
+    await second.jobs.adoptFromLog(second.agent.events, second.agent);
+    const job = await within(second.jobs.wait("bash-1"), "the unreachable job");
+    equal(job.status, "failed");
+    match(
+      job.detail.error ?? "",
+      /could not be reached 5 times in a row \(cannot reach the environment .*\); it may still run: load the session again to reconnect$/,
+    );
+    deepEqual(endedRecords(second.agent), []);
+  }
+  executor.unreachable = false;
+  await using third = await session(executor, dir.path, [
+    toolCallResponse("c3", "job_kill", { job_id: "bash-1" }),
+    textResponse("ok"),
+  ], sessionId);
+  await third.jobs.adoptFromLog(third.agent.events, third.agent);
+  equal(third.jobs.get("bash-1").status, "running");
+  await third.agent.prompt("stop it");
+  match(
+    resultText(third.agent, "c3"),
+    /^requested cancellation of job bash-1; it stopped \[status: killed by the owner session \(signal SIGTERM\)\]$/,
+  );
 });
