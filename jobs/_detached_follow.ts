@@ -7,6 +7,7 @@
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
+import { HarnessError } from "../core/errors.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { OutputSink } from "../tools/definition.ts";
 import type { DetachedRead, DetachedRun, Executor } from "../tools/executor.ts";
@@ -44,6 +45,8 @@ export interface FollowOptions {
   readonly graceMs: number;
   readonly killWaitMs: number;
   readonly maxFailures: number;
+  /** The longest an executor call may take before it counts as failed. */
+  readonly callTimeoutMs: number;
   /** Called once, after the first read attempt (success or failure). */
   readonly onFirstRead: () => void;
 }
@@ -57,7 +60,9 @@ type KillPhase = { readonly step: "none" } | {
 };
 
 /**
- * Follows a detached run until it ends, is lost or released.
+ * Follows a detached run until it ends, is lost or released. A kill is sent the moment the job's
+ * signal aborts (not after a read in flight), and every executor call has a deadline, so a call
+ * that never answers counts as a failed read instead of holding the job.
  *
  * @returns The outcome of the job's producer.
  */
@@ -66,58 +71,82 @@ export async function followDetached(options: FollowOptions): Promise<JobOutcome
   let cursor = 0;
   let delay = pollMs;
   let failures = 0;
-  let phase: KillPhase = { step: "none" };
   let lastByte = 10;
   let first = true;
-  while (!release.aborted) {
-    phase = await advanceKill(options, phase);
-    if (phase.step === "kill" && Date.now() - phase.at > options.killWaitMs) {
-      return { status: "failed", error: unconfirmedKill(run, options.killWaitMs) };
+  const kill = { phase: { step: "none" } as KillPhase };
+  const onKill = (): void => void advanceKill(options, kill);
+  signal.addEventListener("abort", onKill, { once: true });
+  if (signal.aborted) onKill();
+  try {
+    while (!release.aborted) {
+      await advanceKill(options, kill);
+      const { phase } = kill;
+      if (phase.step === "kill" && Date.now() - phase.at > options.killWaitMs) {
+        return { status: "failed", error: unconfirmedKill(run, options.killWaitMs) };
+      }
+      let read: DetachedRead;
+      try {
+        read = await deadline(
+          executor.readDetached(run, cursor, CHUNK_BYTES),
+          options.callTimeoutMs,
+          "read the run's output",
+        );
+        failures = 0;
+      } catch (error) {
+        if (isGone(error)) return lost(options, error, lastByte, true);
+        if (++failures >= options.maxFailures) return lost(options, error, lastByte, false);
+        await pause(Math.min(pollMs * 2 ** failures, options.maxPollMs), signal, release);
+        continue;
+      } finally {
+        if (first) options.onFirstRead();
+        first = false;
+      }
+      if (read.bytes.length > 0) {
+        options.output.write(read.bytes.slice());
+        lastByte = read.bytes[read.bytes.length - 1]!;
+        cursor += read.bytes.length;
+        delay = pollMs;
+        if (cursor < read.total) continue;
+      }
+      if (read.exit !== undefined && cursor >= read.total) {
+        return ended(options, read.exit, kill.phase, lastByte);
+      }
+      const wait = kill.phase.step === "none" ? delay : pollMs;
+      await pause(wait, signal, release, untilStep(options, kill.phase));
+      if (read.bytes.length === 0) delay = Math.min(delay * 2, options.maxPollMs);
     }
-    let read: DetachedRead;
-    try {
-      read = await executor.readDetached(run, cursor, CHUNK_BYTES);
-      failures = 0;
-    } catch (error) {
-      if (isGone(error)) return lost(options, error, lastByte, true);
-      if (++failures >= options.maxFailures) return lost(options, error, lastByte, false);
-      await pause(Math.min(pollMs * 2 ** failures, options.maxPollMs), signal, release);
-      continue;
-    } finally {
-      if (first) options.onFirstRead();
-      first = false;
-    }
-    if (read.bytes.length > 0) {
-      options.output.write(read.bytes.slice());
-      lastByte = read.bytes[read.bytes.length - 1]!;
-      cursor += read.bytes.length;
-      delay = pollMs;
-      if (cursor < read.total) continue;
-    }
-    if (read.exit !== undefined && cursor >= read.total) {
-      return ended(options, read.exit, phase, lastByte);
-    }
-    await pause(phase.step === "none" ? delay : pollMs, signal, release, untilStep(options, phase));
-    if (read.bytes.length === 0) delay = Math.min(delay * 2, options.maxPollMs);
+    return { status: "failed", error: "the agent stopped following it; the run goes on" };
+  } finally {
+    signal.removeEventListener("abort", onKill);
   }
-  return { status: "failed", error: "the agent stopped following it; the run goes on" };
 }
 
-/** Starts or escalates a kill when the job was killed or timed out. */
-async function advanceKill(options: FollowOptions, phase: KillPhase): Promise<KillPhase> {
+/** Starts (on kill or timeout) or escalates (after the grace) the kill; one signal per step. */
+async function advanceKill(options: FollowOptions, kill: { phase: KillPhase }): Promise<void> {
   const now = Date.now();
+  const { phase } = kill;
   if (phase.step === "none") {
     const timedOut = options.timeoutMs !== undefined &&
       now >= options.startedAtMs + options.timeoutMs;
-    if (!options.signal.aborted && !timedOut) return phase;
+    if (!options.signal.aborted && !timedOut) return;
+    kill.phase = { step: "term", at: now, why: options.signal.aborted ? "kill" : "timeout" };
     await signalRun(options, "SIGTERM");
-    return { step: "term", at: now, why: options.signal.aborted ? "kill" : "timeout" };
-  }
-  if (phase.step === "term" && now - phase.at >= options.graceMs) {
+  } else if (phase.step === "term" && now - phase.at >= options.graceMs) {
+    kill.phase = { step: "kill", at: now, why: phase.why };
     await signalRun(options, "SIGKILL");
-    return { step: "kill", at: now, why: phase.why };
   }
-  return phase;
+}
+
+/** Rejects with a `REMOTE_TIMEOUT` HarnessError when `promise` takes longer than `ms`. */
+function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new HarnessError("REMOTE_TIMEOUT", `Cannot ${what}: no answer within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** How long until the kill has to escalate (or the timeout strikes). */
@@ -131,7 +160,11 @@ function untilStep(options: FollowOptions, phase: KillPhase): number {
 
 async function signalRun(options: FollowOptions, name: "SIGTERM" | "SIGKILL"): Promise<void> {
   try {
-    await options.executor.killDetached(options.run, name);
+    await deadline(
+      options.executor.killDetached(options.run, name),
+      options.callTimeoutMs,
+      `send ${name} to the run`,
+    );
   } catch {
     // An environment that cannot be reached also fails the next read: that reports it lost.
   }

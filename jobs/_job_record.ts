@@ -51,6 +51,7 @@ export interface FollowSettings {
   readonly graceMs: number;
   readonly killWaitMs: number;
   readonly maxFailures: number;
+  readonly callTimeoutMs: number;
 }
 
 /** The durable side of a record (a detached run followed by reads). */
@@ -111,6 +112,7 @@ export function checkServiceOptions(options: JobServiceOptions): void {
     "detachedPollMs",
     "detachedMaxPollMs",
     "detachedReadFailures",
+    "detachedCallTimeoutMs",
   ] as const;
   for (const key of keys) {
     const value = options[key];
@@ -130,6 +132,7 @@ export function followSettings(options: JobServiceOptions): FollowSettings {
     graceMs: options.killGraceMs ?? 2000,
     killWaitMs: options.killWaitMs ?? 10_000,
     maxFailures: Math.max(1, options.detachedReadFailures ?? 5),
+    callTimeoutMs: Math.max(1, options.detachedCallTimeoutMs ?? 20_000),
   };
 }
 

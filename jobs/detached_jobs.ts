@@ -103,7 +103,13 @@ export async function runDetachedJob(
       }); the detached run was killed`,
     );
   }
-  await followRecord(record, executor, entry, { output: exec.output, agent, control: job });
+  const outcome = await followRecord(record, executor, entry, {
+    output: exec.output,
+    agent,
+    control: job,
+  });
+  // The body's way to fail its job (lost, or a kill that was not confirmed) is to throw.
+  if (outcome?.status === "failed") throw new Error(outcome.error);
   return [];
 }
 

@@ -171,6 +171,11 @@ export interface JobServiceOptions {
    * environment (`NotFound`, a `*_GONE` or `*NOT_FOUND` code) is lost at once, and logged. @default {5}
    */
   readonly detachedReadFailures?: number;
+  /**
+   * The longest one read or kill of a detached run may take; one that takes longer counts as a
+   * failed read (the job is not held by a call that never answers). @default {20000}
+   */
+  readonly detachedCallTimeoutMs?: number;
 }
 
 /**

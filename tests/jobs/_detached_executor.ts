@@ -42,6 +42,17 @@ export class DetachedTestExecutor extends LocalExecutor {
   readonly root: string;
   /** Fault switch: reads and kills fail as a dropped connection would (the runs go on). */
   unreachable = false;
+  #held: Promise<void> | undefined;
+
+  /** Fault switch: reads wait until the returned function is called (calls stuck on the wire). */
+  holdReads(): () => void {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#held = promise;
+    return () => {
+      this.#held = undefined;
+      resolve();
+    };
+  }
 
   constructor(root: string) {
     super({ pidNamespace: false });
@@ -93,6 +104,7 @@ export class DetachedTestExecutor extends LocalExecutor {
 
   async readDetached(run: DetachedRun, cursor: number, maxBytes: number): Promise<DetachedRead> {
     this.#check(run);
+    if (this.#held !== undefined) await this.#held;
     // The exit file first: once it is there, the output is complete.
     let status: string | undefined;
     try {

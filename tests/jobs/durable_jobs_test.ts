@@ -8,7 +8,7 @@ import { createHarness, type ToolsContext } from "../../registry/tools_plugin.ts
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { Executor } from "../../tools/executor.ts";
-import type { DetachedJobRecord } from "../../jobs/types.ts";
+import type { DetachedJobRecord, JobServiceOptions } from "../../jobs/types.ts";
 import {
   HANG_GUARD_MS,
   isAlive,
@@ -20,6 +20,7 @@ import {
   within,
 } from "../_helpers.ts";
 import { DetachedTestExecutor } from "./_detached_executor.ts";
+import { formatJobStatus } from "../../jobs/job_status.ts";
 
 interface Session extends AsyncDisposable {
   readonly ctx: ToolsContext;
@@ -34,6 +35,7 @@ async function session(
   logDir: string,
   responses: StreamChunk[][],
   resume?: string,
+  options: JobServiceOptions = {},
 ): Promise<Session> {
   const ctx = await createHarness();
   await ctx.plugin(jobsPlugin, {
@@ -41,6 +43,7 @@ async function session(
     detachedPollMs: 10,
     detachedMaxPollMs: 50,
     killGraceMs: TERM_GRACE_MS,
+    ...options,
   }).ready;
   await ctx.plugin(bashPlugin, { executor }).ready;
   const adapter = new MockAdapter(responses);
@@ -429,4 +432,64 @@ Deno.test("an unreachable environment makes an adopted job lost here but not end
     resultText(third.agent, "c3"),
     /^requested cancellation of job bash-1; it stopped \[status: killed by the owner session \(signal SIGTERM\)\]$/,
   );
+});
+
+Deno.test("a kill reaches a durable run at once, even while its read is stuck", async () => {
+  await using dir = await tempDir();
+  const executor = new DetachedTestExecutor(`${dir.path}/env`);
+  await Deno.mkdir(executor.root);
+  await using s = await session(
+    executor,
+    dir.path,
+    [
+      startInBackground("trap 'echo bye; exit 4' TERM; echo up; while true; do sleep 0.05; done"),
+      textResponse("started"),
+    ],
+    undefined,
+    { detachedCallTimeoutMs: HANG_GUARD_MS },
+  );
+  await s.agent.prompt("serve");
+  await outputContains(s.jobs, "bash-1", "up");
+  const { run } = detachedRecords(s.agent)[0]!;
+  const release = executor.holdReads();
+  const killed = s.jobs.kill("bash-1", { reason: "stop" });
+  // The run ends (its exit file appears) while the follower's read is still stuck.
+  await fileAppears(run.exitPath);
+  equal(isAlive(run.pid), false);
+  release();
+  const result = await within(killed, "the kill");
+  equal(result.outcome, "killed");
+  equal(formatJobStatus(result.job), "killed by the host application: stop (exit code: 4)");
+  match((await s.jobs.read("bash-1")).text, /bye\n\[exit code: 4\]$/);
+});
+
+Deno.test("a read of a durable run that never answers counts as failed: the job is lost here, not hung", async () => {
+  await using dir = await tempDir();
+  const executor = new DetachedTestExecutor(`${dir.path}/env`);
+  await Deno.mkdir(executor.root);
+  await using s = await session(
+    executor,
+    dir.path,
+    [
+      startInBackground("echo up; while true; do sleep 0.05; done"),
+      textResponse("started"),
+    ],
+    undefined,
+    { detachedCallTimeoutMs: 200, detachedReadFailures: 2 },
+  );
+  await s.agent.prompt("serve");
+  await outputContains(s.jobs, "bash-1", "up");
+  const { run } = detachedRecords(s.agent)[0]!;
+  const release = executor.holdReads();
+  try {
+    const job = await within(s.jobs.wait("bash-1"), "the stuck job");
+    equal(job.status, "failed");
+    match(
+      job.detail.error ?? "",
+      /could not be reached 2 times in a row \(Cannot read the run's output: no answer within 200 ms\)/,
+    );
+  } finally {
+    release();
+    Deno.kill(-run.pid, "SIGKILL");
+  }
 });
