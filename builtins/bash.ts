@@ -145,12 +145,15 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
       const capture = job
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
-      const run = await executor.run(args.command, {
+      const session = executorFor(executor, exec.agent?.sessionId);
+      // A remote pid is no process of this machine: its tree dies through the abort signal.
+      const track = job !== undefined && session.hostFiles;
+      const run = await session.run(args.command, {
         cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
         signal: exec.signal,
         killGraceMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(job ? { onSpawn: (pid: number) => job.trackProcess(pid, { group: true }) } : {}),
+        ...(track ? { onSpawn: (pid: number) => job.trackProcess(pid, { group: true }) } : {}),
         onOutput(chunk) {
           if (job) {
             // The job's buffer may keep the chunk, and the executor reuses it: copy.

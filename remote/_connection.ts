@@ -16,6 +16,11 @@ export const PROVIDER = "deno-sandbox";
 /** How long a create or connect may take before the call fails (the SDK has no deadline). */
 const ATTACH_MS = 60_000;
 
+/** A `"<n>m"` or `"<n>s"` timeout in milliseconds. */
+function timeoutMs(timeout: `${number}s` | `${number}m`): number {
+  return Number.parseInt(timeout, 10) * (timeout.endsWith("m") ? 60_000 : 1000);
+}
+
 /** What every sandbox of a provider is created with. */
 export interface LinkSettings {
   readonly token: string;
@@ -65,6 +70,8 @@ export class SandboxLink {
   /** The id of a sandbox found gone, named as `replaced` in the next record. */
   #lost: string | undefined;
   #pending: Promise<Sandbox> | undefined;
+  /** When the next call extends the timeout (half a timeout after the last extension). */
+  #renewAt = Number.POSITIVE_INFINITY;
   /** Process groups whose call lost its connection: killed once the link is back. */
   #orphans: number[] = [];
 
@@ -95,9 +102,22 @@ export class SandboxLink {
   }
 
   /** The live sandbox: the current one, a reconnect to it, or a new one. */
-  sandbox(): Promise<Sandbox> {
-    if (this.#sandbox !== undefined && this.#live) return Promise.resolve(this.#sandbox);
-    return this.#pending ??= this.#attach().finally(() => this.#pending = undefined);
+  async sandbox(): Promise<Sandbox> {
+    if (this.#sandbox === undefined || !this.#live) {
+      await (this.#pending ??= this.#attach().finally(() => this.#pending = undefined));
+    }
+    const sandbox = this.#sandbox!;
+    if (Date.now() >= this.#renewAt) await this.#renew(sandbox);
+    return sandbox;
+  }
+
+  /**
+   * Pushes the sandbox's end to a full timeout from now, so a session in use keeps its sandbox
+   * and the timeout counts from the last use (a failure only leaves the old end).
+   */
+  async #renew(sandbox: Sandbox): Promise<void> {
+    this.#renewAt = Date.now() + timeoutMs(this.#settings.timeout) / 2;
+    await sandbox.extendTimeout(this.#settings.timeout).catch(() => {});
   }
 
   /**
@@ -209,7 +229,11 @@ export class SandboxLink {
     };
     let sandbox: Sandbox;
     try {
-      sandbox = await within(Sandbox.create(options), ATTACH_MS, (late) => void late.kill());
+      sandbox = await within(
+        Sandbox.create(options),
+        ATTACH_MS,
+        (late) => void late.kill().catch(() => {}),
+      );
     } catch (error) {
       throw unavailable("create a sandbox", sandboxName(undefined, this.sessionId), error);
     }
@@ -221,7 +245,7 @@ export class SandboxLink {
       ...(s.region === undefined ? {} : { region: s.region }),
       timeout: s.timeout,
       ...(replaced === undefined ? {} : { replaced }),
-    });
+    }, true);
     return sandbox;
   }
 
@@ -237,7 +261,7 @@ export class SandboxLink {
           ...(s.endpoint === undefined ? {} : { sandboxEndpoint: s.endpoint }),
         }),
         ATTACH_MS,
-        (late) => void late.close(),
+        (late) => void late.close().catch(() => {}),
       );
     } catch (error) {
       if (isGoneAnswer(error)) throw gone("reconnect", name, error);
@@ -253,14 +277,17 @@ export class SandboxLink {
   }
 
   /** Makes `sandbox` current and tells the listener (create or reattach). */
-  async #adopt(sandbox: Sandbox, record: ExecutorRecord): Promise<void> {
-    this.#use(sandbox);
+  async #adopt(sandbox: Sandbox, record: ExecutorRecord, created = false): Promise<void> {
+    this.#use(sandbox, created);
     this.#record = record;
     this.generation++;
-    await this.#opened(record);
+    // The log append may fail (the agent is gone): the sandbox still serves this call.
+    await Promise.resolve().then(() => this.#opened(record)).catch(() => {});
   }
 
-  #use(sandbox: Sandbox): void {
+  #use(sandbox: Sandbox, created = false): void {
+    // A created sandbox has a full timeout; a reattached one is extended on its first use.
+    this.#renewAt = created ? Date.now() + timeoutMs(this.#settings.timeout) / 2 : 0;
     this.#sandbox = sandbox;
     this.#id = sandbox.id;
     this.#live = true;

@@ -148,7 +148,9 @@ export async function runInSandbox(
   const status = child.status;
   const pgid = protocol.first.then((first) => {
     if (typeof first !== "number") return undefined;
-    options.onSpawn?.(first);
+    try {
+      options.onSpawn?.(first);
+    } catch { /* the caller's bookkeeping; the run goes on */ }
     return first;
   });
   const stop = new GroupStop(sandbox, pgid, status, options.killGraceMs ?? 1000);

@@ -33,7 +33,7 @@ import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
 import { safeCancel } from "./_streams.ts";
 import { readRemoteRun, startRemote } from "./_detached.ts";
-import type { SyncTargetLike, WorkspaceSyncLike } from "./_sync_seam.ts";
+import type { SyncTarget, WorkspaceSync } from "./workspace_sync.ts";
 
 /** What every session of a provider shares. */
 export interface SessionSettings {
@@ -42,7 +42,7 @@ export interface SessionSettings {
   /** The explicit environment of every command. */
   readonly env: Readonly<Record<string, string>>;
   /** The workspace sync, if any. */
-  readonly sync?: WorkspaceSyncLike;
+  readonly sync?: WorkspaceSync;
   /** The provider's routing (`forSession`). */
   readonly forSession: (sessionId: string) => Executor;
 }
@@ -67,6 +67,7 @@ export class SandboxSessionExecutor implements Executor {
   readonly #link: SandboxLink;
   readonly #settings: SessionSettings;
   #synced = -1;
+  #syncing: Promise<void> = Promise.resolve();
   readonly #pulledRuns = new Set<string>();
 
   /**
@@ -94,15 +95,25 @@ export class SandboxSessionExecutor implements Executor {
   async #ready(): Promise<Sandbox> {
     const sandbox = await this.#link.sandbox();
     const sync = this.#settings.sync;
-    if (this.#synced !== this.#link.generation) {
-      // A new (or reattached) sandbox: the workspace and roots exist at their host paths.
-      await this.#makeRoots(sandbox);
-      if (sync !== undefined) await sync.upload(this.#target(sandbox));
-      this.#synced = this.#link.generation;
-    } else if (sync !== undefined) {
-      await sync.push(this.#target(sandbox));
-    }
+    await this.#serial(async () => {
+      if (this.#synced !== this.#link.generation) {
+        // A new (or reattached) sandbox: the workspace and roots exist at their host paths.
+        const generation = this.#link.generation;
+        await this.#makeRoots(sandbox);
+        if (sync !== undefined) await sync.upload(this.#target(sandbox));
+        this.#synced = generation;
+      } else if (sync !== undefined) {
+        await sync.push(this.#target(sandbox));
+      }
+    });
     return sandbox;
+  }
+
+  /** Runs sync steps one at a time (parallel calls must not upload or pull twice at once). */
+  #serial(step: () => Promise<void>): Promise<void> {
+    const next = this.#syncing.then(step);
+    this.#syncing = next.catch(() => {});
+    return next;
   }
 
   async #makeRoots(sandbox: Sandbox): Promise<void> {
@@ -118,11 +129,12 @@ export class SandboxSessionExecutor implements Executor {
   async #pull(): Promise<void> {
     const sync = this.#settings.sync;
     if (sync === undefined) return;
-    await sync.pull(this.#target(await this.#link.sandbox()));
+    const sandbox = await this.#link.sandbox();
+    await this.#serial(async () => void await sync.pull(this.#target(sandbox)));
   }
 
   /** The sync's view of the sandbox (workspace paths, no push/pull around its own calls). */
-  #target(sandbox: Sandbox): SyncTargetLike {
+  #target(sandbox: Sandbox): SyncTarget {
     const name = this.#link.name;
     return {
       readFile: (path) => readRemote(sandbox, path, name),

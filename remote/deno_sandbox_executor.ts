@@ -38,9 +38,7 @@ import { NEVER_PASSED_ENV_VARS } from "../core/env_policy.ts";
 import { type LinkSettings, PROVIDER, SandboxLink } from "./_connection.ts";
 import { normalize } from "./_paths.ts";
 import { SandboxSessionExecutor } from "./_session.ts";
-import type { SyncTargetLike, WorkspaceSyncLike } from "./_sync_seam.ts";
-
-export type { SyncTargetLike, WorkspaceSyncLike };
+import type { WorkspaceSync } from "./workspace_sync.ts";
 
 /** The session calls without a session id use. */
 export const DEFAULT_SESSION = "default";
@@ -66,9 +64,10 @@ export interface DenoSandboxExecutorOptions {
   /** Memory in MiB (768-4096). @default {1280} */
   readonly memory?: number;
   /**
-   * Lifetime of each sandbox, `"<n>m"` or `"<n>s"`. Not `"session"`: that ends the sandbox when
-   * our connection drops, which would kill durable jobs and make every reattach fail.
-   * @default {"30m"}
+   * How long each sandbox outlives its last use, `"<n>m"` or `"<n>s"`: a session in use extends it
+   * (once half of it has passed, and on reattach), a detached one ends that long after. Not
+   * `"session"`: that ends the sandbox when our connection drops, which would kill durable jobs
+   * and make every reattach fail. @default {"30m"}
    */
   readonly timeout?: `${number}m` | `${number}s`;
   /**
@@ -91,8 +90,12 @@ export interface DenoSandboxExecutorOptions {
    * `executor/opened` with the record to the session log.
    */
   readonly onRecord?: (sessionId: string, record: ExecutorRecord) => void | Promise<void>;
-  /** The workspace sync (see `workspace_sync.ts`). @default {none: files stay remote} */
-  readonly sync?: WorkspaceSyncLike;
+  /**
+   * The workspace sync (`createWorkspaceSync` in `workspace_sync.ts`): uploaded once
+   * per created or reattached sandbox, pushed before each call, pulled after each run or spawn
+   * and after a write or remove. @default {none: files stay in the sandbox}
+   */
+  readonly sync?: WorkspaceSync;
 }
 
 function env(name: string): string | undefined {

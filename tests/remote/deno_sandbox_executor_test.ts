@@ -97,6 +97,29 @@ Deno.test(
 );
 
 Deno.test(
+  "remote run: a descendant that escaped with a cleared env and held the pipe is reported",
+  opts,
+  async () => {
+    await using fx = await remoteFixture();
+    const session = fx.executor.forSession("s1");
+    const token = uniqueToken("dsh-remote-escape");
+    try {
+      // The command returns once the escapee runs in its own session (out of the group's reach).
+      const { result, text } = await runText(
+        session,
+        `env -i setsid bash -c 'exec -a ${token} sleep 300' &\n` +
+          `until pgrep -f '^${token}' > /dev/null; do sleep 0.01; done; echo left`,
+      );
+      equal(text, "left\n");
+      equal(result.exitCode, 0);
+      equal(result.pipeHeldOpen, true, "the call returned although the escapee holds stdout");
+    } finally {
+      for (const pid of processesWithArg(token)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+);
+
+Deno.test(
   "remote run: large output arrives whole, paced by onOutput's backpressure",
   opts,
   async () => {

@@ -2,11 +2,11 @@
  * The Deno Sandbox executor's sessions and lifecycle through the stand-in: one sandbox per
  * session, reattach by id from a new executor object, replacement of a gone sandbox, faults
  * (dropped WebSocket, forgotten and expired sandboxes), durable detached runs, the environment
- * (no host variable, no model key, secrets on the wire only), options and the sync hook.
+ * (no host variable, no model key, secrets on the wire only) and options.
  */
 import { deepEqual, equal, match, notEqual, ok, rejects, throws } from "node:assert/strict";
 import { remoteFixture, runText } from "./_remote_helpers.ts";
-import { denoSandboxExecutor, type SyncTargetLike } from "../../remote/mod.ts";
+import { denoSandboxExecutor } from "../../remote/mod.ts";
 import { HarnessError } from "../../core/errors.ts";
 import type { DetachedRead, DetachedRun, Executor } from "../../tools/executor.ts";
 import { markedSleep, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
@@ -58,6 +58,7 @@ Deno.test("reattach: a new executor object opens the recorded sandbox by id", op
   await using fx = await remoteFixture();
   const first = fx.executor.forSession("s1");
   const record = await first.open();
+  const stopBefore = fx.standIn.sandboxes()[0]!.stopAtMs!;
   await first.writeFile(`${fx.workspace}/kept.txt`, "still here");
   await first.detach();
   const later = fx.another().forSession("s1");
@@ -66,6 +67,8 @@ Deno.test("reattach: a new executor object opens the recorded sandbox by id", op
   equal(reopened.reattached, true);
   equal(new TextDecoder().decode(await later.readFile(`${fx.workspace}/kept.txt`)), "still here");
   equal(fx.standIn.sandboxes().length, 1);
+  const stopAfter = fx.standIn.sandboxes()[0]!.stopAtMs!;
+  ok(stopAfter > stopBefore, "a reattached sandbox gets a full timeout from its first use");
 });
 
 Deno.test("reattach: a gone sandbox is replaced and the record says which", opts, async () => {
@@ -268,37 +271,3 @@ Deno.test("options: bad values and a missing token fail at once with clear error
     if (saved !== undefined) Deno.env.set("DENO_DEPLOY_TOKEN", saved);
   }
 });
-
-Deno.test(
-  "sync hook: upload once per sandbox, push before calls, pull after runs and writes",
-  opts,
-  async () => {
-    const calls: string[] = [];
-    const seen: SyncTargetLike[] = [];
-    const sync = {
-      upload: (
-        target: SyncTargetLike,
-      ) => (calls.push("upload"), seen.push(target), Promise.resolve()),
-      push: () => (calls.push("push"), Promise.resolve()),
-      pull: async (target: SyncTargetLike) => {
-        calls.push("pull");
-        calls.push(`manifest:${(await target.capture("ls")).trim()}`);
-      },
-    };
-    await using fx = await remoteFixture({ sync });
-    const session = fx.executor.forSession("s1");
-    await session.run("echo hi > made.txt");
-    await session.writeFile(`${fx.workspace}/w.txt`, "w");
-    await session.readFile(`${fx.workspace}/w.txt`);
-    deepEqual(calls, [
-      "upload",
-      "pull",
-      "manifest:made.txt",
-      "push",
-      "pull",
-      "manifest:made.txt\nw.txt",
-      "push",
-    ]);
-    equal(new TextDecoder().decode(await seen[0]!.readFile(`${fx.workspace}/made.txt`)), "hi\n");
-  },
-);
