@@ -3,8 +3,10 @@
  * private host folder, the host's `/usr`, `/etc` (and `/bin`, `/lib`, … when they are folders)
  * read-only, fresh `/proc` and `/dev`, and the host's `deno` binary. The host pid namespace is
  * shared on purpose: a `setsid nohup … &` job started by one spawn stays signalable by pid and
- * process group from the next spawn, as in one VM. Each spawn's mount namespace is recorded, so
- * destroying the sandbox can kill every process that ever ran in it (detached ones too).
+ * process group from the next spawn, as in one VM. A process belongs to a sandbox when its root
+ * (`/proc/<pid>/root`) is the sandbox's folder (same device and inode), so destroying the
+ * sandbox kills every process that runs in it, detached ones too. (Mount namespace ids are not
+ * used: the kernel reuses them once a namespace is freed.)
  *
  * @module
  */
@@ -20,6 +22,18 @@ const HOST_DIRS = ["/usr", "/etc"] as const;
 const HOST_TOP = ["/bin", "/lib", "/lib64", "/sbin"] as const;
 
 let bwrapChecked: Promise<void> | undefined;
+
+/** Fails with a clear error when the process table is closed to us (Deno opens /proc only to -A). */
+export async function ensureProcAccess(): Promise<void> {
+  try {
+    await Deno.stat("/proc/self/root");
+  } catch (error) {
+    throw new Error(
+      "startSandboxStandIn: cannot read /proc (it finds and kills its box processes there); " +
+        `run with -A (Deno grants /proc only with --allow-all): ${(error as Error).message}`,
+    );
+  }
+}
 
 /** Fails with a clear error when bubblewrap is missing (CI installs it). */
 export function ensureBwrap(): Promise<void> {
@@ -43,7 +57,12 @@ export function ensureBwrap(): Promise<void> {
 
 /** The folder holding the real deno binary (bound read-only at the same path). */
 export function denoBinDir(): string {
-  return dirname(Deno.realPathSync(Deno.execPath()));
+  return dirname(denoBinary());
+}
+
+/** The real deno binary (bound into every box at the same path). */
+export function denoBinary(): string {
+  return Deno.realPathSync(Deno.execPath());
 }
 
 /** Lays out a fresh sandbox root: home, tmp, and the host's top-level symlinks (`/bin` → usr/bin). */
@@ -64,6 +83,8 @@ export function remotePath(path: string, cwd: string = SANDBOX_HOME): string {
 
 /** The bwrap arguments that build the box for one command. */
 export async function boxArgs(root: string, cwd: string, network: boolean): Promise<string[]> {
+  // No --die-with-parent: box commands were seen dying of SIGKILL under parallel test load with
+  // it (PDEATHSIG follows the spawning thread); the stand-in kills its processes itself.
   const args = ["--bind", root, "/"];
   for (const dir of HOST_DIRS) args.push("--ro-bind", dir, dir);
   for (const top of HOST_TOP) {
@@ -118,8 +139,8 @@ export interface BoxProcess {
   /** The command's own pid (host pid namespace, shared by the sandbox's processes). */
   readonly pid: number;
   readonly child: Deno.ChildProcess;
-  /** The mount namespace of the box (`mnt:[…]`), or null when the command ended at once. */
-  readonly mountNs: string | null;
+  /** Whether bwrap (and so the command itself) has exited. */
+  readonly exited: { done: boolean };
   /** Resolves with the SDK's `processWait` result. */
   readonly status: Promise<{ success: boolean; code: number; signal: string | null; oom: null }>;
 }
@@ -155,7 +176,7 @@ export interface BoxSpawn {
   readonly network: boolean;
 }
 
-/** Starts one command in the box and learns its real pid and mount namespace. */
+/** Starts one command in the box and learns its real pid. */
 export async function startBoxProcess(spawn: BoxSpawn): Promise<BoxProcess> {
   const child = new Deno.Command("bwrap", {
     args: [
@@ -176,28 +197,41 @@ export async function startBoxProcess(spawn: BoxSpawn): Promise<BoxProcess> {
     return statusOf(s.code);
   });
   const inner = await childPidOf(child.pid, exited);
-  const mountNs = inner === null
-    ? null
-    : await Deno.readLink(`/proc/${inner}/ns/mnt`).catch(() => null);
-  return { pid: inner ?? child.pid, child, mountNs, status };
+  return { pid: inner ?? child.pid, child, exited, status };
 }
 
-/** The pids on this machine whose mount namespace is one of `namespaces`. */
-export async function pidsIn(namespaces: ReadonlySet<string>): Promise<number[]> {
+/** A folder's identity (device and inode), which a box process's root shares. */
+export interface RootId {
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/** The identity of a sandbox root folder. */
+export async function rootIdOf(root: string): Promise<RootId> {
+  const info = await Deno.stat(root);
+  return { dev: info.dev, ino: info.ino ?? -1 };
+}
+
+/** Whether the live process `pid` runs with `root` as its `/`. */
+export async function runsIn(pid: number, root: RootId): Promise<boolean> {
+  const info = await Deno.stat(`/proc/${pid}/root`).catch(() => null);
+  return info !== null && info.dev === root.dev && info.ino === root.ino;
+}
+
+/** The pids on this machine whose `/` is the sandbox root. */
+export async function pidsIn(root: RootId): Promise<number[]> {
   const pids: number[] = [];
-  if (namespaces.size === 0) return pids;
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
-    const ns = await Deno.readLink(`/proc/${entry.name}/ns/mnt`).catch(() => null);
-    if (ns !== null && namespaces.has(ns)) pids.push(Number(entry.name));
+    if (await runsIn(Number(entry.name), root)) pids.push(Number(entry.name));
   }
   return pids;
 }
 
-/** SIGKILLs every process in the namespaces until none is left (a forking loop included). */
-export async function killAllIn(namespaces: ReadonlySet<string>): Promise<void> {
+/** SIGKILLs every process running in the root until none is left (a forking loop included). */
+export async function killAllIn(root: RootId): Promise<void> {
   for (let pass = 0; pass < 50; pass++) {
-    const pids = await pidsIn(namespaces);
+    const pids = await pidsIn(root);
     if (pids.length === 0) return;
     for (const pid of pids) {
       try {

@@ -34,7 +34,7 @@ export interface ConnectionHost {
   takeDrop(method: string, sandboxId: string): DropRule | undefined;
 }
 
-/** The close code of a dropped connection (application range: Deno cannot send 1006). */
+/** The close code of a dropped connection when the TCP link cannot be cut (Deno cannot send 1006). */
 export const DROP_CLOSE_CODE = 4500;
 
 let nextStreamId = 1;
@@ -45,13 +45,20 @@ export class StandInConnection implements SandboxConnection, FsContext {
   readonly #socket: WebSocket;
   readonly #sandbox: StandInSandbox;
   readonly #host: ConnectionHost;
+  readonly #cut: () => boolean;
   readonly #inbound = new Map<number, ReadableStreamDefaultController<Uint8Array>>();
   readonly #pickup = new Map<number, ReadableStream<Uint8Array>>();
   readonly #cancelled = new Set<number>();
   #open = true;
 
   /** Wires the socket's events. */
-  constructor(socket: WebSocket, sandbox: StandInSandbox, host: ConnectionHost) {
+  constructor(
+    socket: WebSocket,
+    sandbox: StandInSandbox,
+    host: ConnectionHost,
+    cut: () => boolean,
+  ) {
+    this.#cut = cut;
     this.#socket = socket;
     this.#sandbox = sandbox;
     this.#host = host;
@@ -78,6 +85,12 @@ export class StandInConnection implements SandboxConnection, FsContext {
     } catch { /* already closing */ }
   }
 
+  /** Drops the connection as a network would: the TCP link goes, no close frame is sent. */
+  drop(reason: string): void {
+    this.#open = false;
+    if (!this.#cut()) this.close(DROP_CLOSE_CODE, `stand-in: ${reason}`);
+  }
+
   /** Sends a frame if the socket is open (later output of a detached client is dropped). */
   send(frame: string): void {
     if (!this.open) return;
@@ -94,6 +107,7 @@ export class StandInConnection implements SandboxConnection, FsContext {
       try {
         for await (const chunk of chunks) {
           if (this.#cancelled.has(streamId)) continue;
+          await this.#drained();
           this.send(
             notificationFrame("$sandbox.stream.enqueue", { streamId, data: toBase64(chunk) }),
           );
@@ -109,6 +123,13 @@ export class StandInConnection implements SandboxConnection, FsContext {
       }
     })();
     return streamId;
+  }
+
+  /** Waits while the socket holds more than 4 MiB unsent (backpressure for fast output). */
+  async #drained(): Promise<void> {
+    while (this.open && this.#socket.bufferedAmount > 4 * 1024 * 1024) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
   /** The stream the client started under `streamId` (created now if its start is still due). */
@@ -182,12 +203,12 @@ export class StandInConnection implements SandboxConnection, FsContext {
     this.#sandbox.calls.push(method);
     const drop = this.#host.takeDrop(method, this.#sandbox.id);
     if (drop !== undefined && !drop.afterRunning) {
-      this.close(DROP_CLOSE_CODE, `stand-in: connection dropped during ${method}`);
+      this.drop(`connection dropped before running ${method}`);
       return;
     }
     const frame = await this.#run(id, method, params);
     if (drop !== undefined) {
-      this.close(DROP_CLOSE_CODE, `stand-in: connection dropped during ${method}`);
+      this.drop(`connection dropped before answering ${method}`);
       return;
     }
     this.send(frame);

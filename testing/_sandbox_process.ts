@@ -7,6 +7,7 @@
  */
 import {
   BASE_PATH,
+  denoBinary,
   denoBinDir,
   remotePath,
   resolveCommand,
@@ -79,6 +80,35 @@ async function spawn(sandbox: StandInSandbox, conn: FsContext, params: Params) {
   };
 }
 
+const DENO_EXTENSIONS = new Set(["js", "cjs", "mjs", "ts", "cts", "mts", "jsx", "tsx"]);
+
+/** `deno.run({ code | entrypoint })`: `deno run -A` in the box (no watch, no HTTP routing). */
+async function spawnDeno(sandbox: StandInSandbox, conn: FsContext, params: Params) {
+  let entry = optionalParam<string>(params, "entrypoint", "string");
+  if (entry === undefined) {
+    const extension = stringParam(params, "extension");
+    if (!DENO_EXTENSIONS.has(extension)) {
+      throw new WireFailure("TypeError", `Invalid extension: ${extension}`);
+    }
+    entry = `/tmp/.stand-in-deno-${crypto.randomUUID()}.${extension}`;
+    await Deno.writeTextFile(`${sandbox.root}${entry}`, stringParam(params, "code"));
+  }
+  const scriptArgs = Array.isArray(params.scriptArgs) ? params.scriptArgs.map(String) : [];
+  const started = await spawn(sandbox, conn, {
+    ...params,
+    command: denoBinary(),
+    args: ["run", "-A", entry, ...scriptArgs],
+  });
+  return { ...started, watcherId: null };
+}
+
+/** `httpReady`: the stand-in routes no HTTP, so it answers `false` when the process ends. */
+async function denoHttpWait(sandbox: StandInSandbox, _conn: FsContext, params: Params) {
+  const process = sandbox.processes.get(Number(params.pid));
+  if (process !== undefined) await process.status;
+  return false;
+}
+
 function noProcess(pid: number): WireFailure {
   return new WireFailure("NotFound", `No such process: ${pid} (os error 3)`, "ENOENT");
 }
@@ -96,7 +126,11 @@ async function processKill(sandbox: StandInSandbox, _conn: FsContext, params: Pa
   if (!/^SIG[A-Z0-9]+$/.test(signal)) {
     throw new WireFailure("TypeError", `Invalid signal: ${signal}`);
   }
-  if (!sandbox.processes.has(pid) && !await sandbox.ownsPid(pid)) throw noProcess(pid);
+  // A spawn still running, or any live process under this sandbox's root (a detached job); an
+  // ended spawn's pid may belong to someone else by now.
+  const spawned = sandbox.processes.get(pid);
+  const running = spawned !== undefined && !spawned.exited.done;
+  if (!running && !await sandbox.ownsPid(pid)) throw noProcess(pid);
   try {
     Deno.kill(pid, signal as Deno.Signal);
   } catch (error) {
@@ -109,6 +143,8 @@ async function processKill(sandbox: StandInSandbox, _conn: FsContext, params: Pa
 /** The process and env methods by JSON-RPC name. */
 export const PROCESS_METHODS: Readonly<Record<string, ProcessMethod>> = {
   spawn,
+  spawnDeno,
+  denoHttpWait,
   processWait,
   processKill,
   envGet: (sandbox, _conn, params) =>

@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { type BoxProcess, killAllIn, prepareRoot } from "./_sandbox_box.ts";
+import {
+  type BoxProcess,
+  killAllIn,
+  prepareRoot,
+  type RootId,
+  rootIdOf,
+  runsIn,
+} from "./_sandbox_box.ts";
 
 /** What one spawn looked like, recorded for assertions. */
 export interface StandInSpawnRecord {
@@ -28,6 +35,8 @@ export type StandInEndReason = "killed" | "timeout" | "session" | "forgotten" | 
 export interface SandboxConnection {
   /** Closes the socket with a close code and reason. */
   close(code: number, reason: string): void;
+  /** Cuts the connection without a close frame. */
+  drop(reason: string): void;
 }
 
 /** The state of one sandbox. */
@@ -56,7 +65,8 @@ export class StandInSandbox {
   stopAtMs: number | null;
   /** Why it ended, once it has. */
   ended: StandInEndReason | null = null;
-  readonly #namespaces = new Set<string>();
+  #rootId: RootId = { dev: -1, ino: -1 };
+  readonly #gone = Promise.withResolvers<StandInEndReason>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onEnd: (sandbox: StandInSandbox) => void;
 
@@ -76,10 +86,16 @@ export class StandInSandbox {
     this.stopAtMs = typeof config.stop_at_ms === "number" ? config.stop_at_ms : null;
   }
 
+  /** Resolves once the sandbox has ended and its folder is gone. */
+  get gone(): Promise<StandInEndReason> {
+    return this.#gone.promise;
+  }
+
   /** Lays out the root folder and arms the stop timer. */
   async prepare(): Promise<void> {
     await Deno.mkdir(this.root, { recursive: true });
     await prepareRoot(this.root);
+    this.#rootId = await rootIdOf(this.root);
     this.#arm();
   }
 
@@ -89,16 +105,14 @@ export class StandInSandbox {
     return Array.isArray(allow) && allow.length > 0;
   }
 
-  /** Tracks a new process (its namespace joins the kill set). */
+  /** Tracks a new spawn. */
   track(process: BoxProcess): void {
     this.processes.set(process.pid, process);
-    if (process.mountNs !== null) this.#namespaces.add(process.mountNs);
   }
 
   /** Whether a live process with this pid ran in this sandbox's box (a detached job too). */
-  async ownsPid(pid: number): Promise<boolean> {
-    const ns = await Deno.readLink(`/proc/${pid}/ns/mnt`).catch(() => null);
-    return ns !== null && this.#namespaces.has(ns);
+  ownsPid(pid: number): Promise<boolean> {
+    return runsIn(pid, this.#rootId);
   }
 
   /** Moves the stop time (PATCH); returns the new one. */
@@ -135,14 +149,20 @@ export class StandInSandbox {
     const [code, text] = closeFrameFor(reason);
     for (const connection of [...this.connections]) connection.close(code, text);
     this.connections.clear();
-    await killAllIn(this.#namespaces);
+    await killAllIn(this.#rootId);
+    // A command still setting up its box (not yet under the root) is killed by pid.
     for (const process of this.processes.values()) {
-      try {
-        process.child.kill("SIGKILL");
-      } catch { /* already gone */ }
+      if (process.exited.done) continue;
+      for (const pid of [process.pid, process.child.pid]) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch { /* already gone */ }
+      }
     }
     await Promise.allSettled([...this.processes.values()].map((process) => process.status));
+    await killAllIn(this.#rootId);
     await Deno.remove(this.root, { recursive: true }).catch(() => {});
+    this.#gone.resolve(reason);
   }
 }
 

@@ -13,7 +13,9 @@
  *   expired or forgotten id is a 404 `SANDBOX_NOT_FOUND` (`ConnectionEstablishmentError`,
  *   `status` 404);
  * - `"ping"` → `"pong"`; JSON-RPC `spawn`, `processWait`, `processKill` (per pid), `envGet`,
- *   `envSet`, `envToObject`, `envDelete`, `abort` (accepted, no effect);
+ *   `envSet`, `envToObject`, `envDelete`, `abort` (accepted, no effect); `spawnDeno`
+ *   (`sandbox.deno.run({ code | entrypoint })` as `deno run -A` in the box, no watch) with
+ *   `denoHttpWait` (answers `false` when the process ends: no HTTP routing);
  * - fs: `readFile`, `readTextFile`, `writeFile`, `writeTextFile` (inline or streamed content),
  *   `stat`, `lstat`, `readDir`, `mkdir`, `remove`, `rename`, `copyFile`, `chmod`, `symlink`,
  *   `readLink`, `realPath`, `truncate`, `makeTempDir`, `makeTempFile`, `walk` (so `download`
@@ -24,25 +26,31 @@
  * - `DELETE /api/v3/sandbox/{id}` (kill: every process, then the folder) and
  *   `PATCH /api/v3/sandbox/{id}` (`{ stop_at_ms }`, answered with the new stop time).
  *
- * Not emulated: `fetch`, `exposeHttp`/`exposeSsh`/`exposeVscode`, `deno.run`/`deno.eval`/
- * `deno.repl` (`spawnDeno*`), `expandGlob`, `link`, `utime`, `chown`, `umask`, file locks, the
+ * Not emulated: `fetch`, `exposeHttp`/`exposeSsh`/`exposeVscode`, `deno.eval`/`deno.repl`
+ * (`spawnDenoRepl`, `denoRepl*`), `expandGlob`, `link`, `utime`, `chown`, `umask`, file locks, the
  * console API (apps, volumes, snapshots), labels and volumes (recorded only), memory limits,
  * `allowNet` filtering (an empty or missing list unshares the network, a non-empty one shares
  * the host's), and `secrets` substitution (the config is recorded so tests can assert what was
  * sent; no value ever reaches a command). Unknown methods answer JSON-RPC -32601 (`RpcError`).
  *
- * Semantics: processes outlive their WebSocket (the pid namespace is the host's, so a detached
+ * Semantics: the default cwd and `HOME` is `/home/app`, and relative fs paths start there;
+ * processes outlive their WebSocket (the pid namespace is the host's, so a detached
  * `setsid nohup … &` job can be signalled by pid or process group from a later spawn, as in one
  * VM); output of a process whose connection is gone is discarded. `timeout: "session"` ends the
  * sandbox when its last connection closes; `"<n>s"`/`"<n>m"` end it at `stop_at_ms`. An exit
  * code of 128 + n is reported as death by signal n (bwrap passes the shell's convention on).
  * The fs methods see only the sandbox folder: the host `/usr` and `/etc` bound into the box are
- * visible to commands, not to `readFile`. A dropped connection closes with code 4500 (a
- * WebSocket server cannot send 1006); the SDK rejects the pending calls with
- * `ConnectionClosedError` all the same.
+ * visible to commands, not to `readFile`. Clients reach the server through a TCP pass-through,
+ * so a dropped connection is a real cut without a close frame: the SDK sees code 1006 and
+ * rejects the pending calls with `ConnectionClosedError`, as on a network drop. A timeout closes
+ * with 1001, a kill with 1000, a forgotten sandbox with 1011.
+ *
+ * The box gives each sandbox its own files for test fidelity; it is not a security boundary:
+ * commands run as root in the host's pid namespace (a determined command can reach the host
+ * through `/proc/<pid>/root`). Never point untrusted code at the stand-in.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
  * import { Sandbox } from "@deno/sandbox";
  * import { equal } from "node:assert/strict";
@@ -61,13 +69,14 @@
  *
  * @module
  */
-import { ensureBwrap, remotePath } from "./_sandbox_box.ts";
+import { ensureBwrap, ensureProcAccess, remotePath } from "./_sandbox_box.ts";
 import { type DropRule, StandInConnection } from "./_sandbox_conn.ts";
 import {
   type StandInEndReason,
   StandInSandbox,
   type StandInSpawnRecord,
 } from "./_sandbox_state.ts";
+import { DropProxy } from "./_sandbox_proxy.ts";
 import { newSandboxId } from "./_sandbox_wire.ts";
 
 export type { StandInEndReason, StandInSpawnRecord } from "./_sandbox_state.ts";
@@ -92,6 +101,8 @@ export interface StandInSandboxInfo {
   readonly org: string | null;
   /** The sandbox-wide env now (what `Sandbox.create({ env })` and `sandbox.env.set` sent). */
   readonly env: Readonly<Record<string, string>>;
+  /** Every `envSet` call in order, even of keys deleted since (what ever reached the sandbox). */
+  readonly envSets: readonly { readonly key: string; readonly value: string }[];
   /** Every spawn: command, args, cwd and the exact env it started with. */
   readonly spawns: readonly StandInSpawnRecord[];
   /** Every JSON-RPC method called, in order. */
@@ -122,6 +133,8 @@ export interface SandboxStandIn extends AsyncDisposable {
   readonly rootDir: string;
   /** Every sandbox ever created (ended ones too), oldest first. */
   sandboxes(): StandInSandboxInfo[];
+  /** Resolves when the sandbox has ended (its processes dead, its folder removed). */
+  ended(id: string): Promise<StandInEndReason>;
   /** The host path of a sandbox's remote path (relative paths start at `/home/app`). */
   path(id: string, remotePath: string): string;
   /** Closes the WebSocket connections (of one sandbox, or all) now; sandboxes live on. */
@@ -156,6 +169,7 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
     config: sandbox.config,
     org: sandbox.org,
     env: Object.fromEntries(sandbox.env),
+    envSets: sandbox.envSets.map((set) => ({ ...set })),
     spawns: [...sandbox.spawns],
     calls: [...sandbox.calls],
     stopAtMs: sandbox.stopAtMs,
@@ -165,30 +179,37 @@ function info(sandbox: StandInSandbox): StandInSandboxInfo {
 }
 
 /**
- * Starts the stand-in on a random loopback port. Needs bubblewrap (`bwrap`) on PATH and root
- * (or unprivileged user namespaces); fails with a clear error otherwise.
+ * Starts the stand-in on a random loopback port. Needs `-A` (it reads `/proc`), bubblewrap
+ * (`bwrap`) on PATH and root (or unprivileged user namespaces); fails with a clear error
+ * otherwise.
  *
  * @param options Root folder, token, region.
  * @returns The running stand-in; `close()` (or `await using`) ends it.
  *
  * @example Usage
- * ```ts ignore
+ * ```ts
  * import { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
  * import { Sandbox } from "@deno/sandbox";
- * import { equal } from "node:assert/strict";
+ * import { deepEqual, rejects } from "node:assert/strict";
  *
  * await using standIn = await startSandboxStandIn();
+ * // The SDK reads these per call (or pass `sandboxEndpoint` and `token` as options).
  * Deno.env.set("DENO_SANDBOX_ENDPOINT", standIn.endpoint);
  * Deno.env.set("DENO_DEPLOY_TOKEN", standIn.token);
  * const sandbox = await Sandbox.create({ allowNet: [], timeout: "10m" });
- * await sandbox.fs.writeTextFile("/tmp/a.txt", "A");
- * equal(standIn.sandboxes()[0]?.config.allow_net, []);
+ * deepEqual(standIn.sandboxes()[0]?.config.allow_net, []);
  * await sandbox.close();
+ * // Fault switch: the service loses the sandbox; reattaching is a 404.
+ * await standIn.forget(sandbox.id);
+ * await rejects(Sandbox.connect(sandbox.id), /not found/);
+ * Deno.env.delete("DENO_SANDBOX_ENDPOINT");
+ * Deno.env.delete("DENO_DEPLOY_TOKEN");
  * ```
  */
 export async function startSandboxStandIn(
   options: SandboxStandInOptions = {},
 ): Promise<SandboxStandIn> {
+  await ensureProcAccess();
   await ensureBwrap();
   const ownRoot = options.rootDir === undefined;
   const rootDir = await Deno.realPath(
@@ -207,9 +228,11 @@ export async function startSandboxStandIn(
       return index < 0 ? undefined : drops.splice(index, 1)[0];
     },
   };
-  const handler = router({ token, region, rootDir, all, live, host });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, handler);
-  const endpoint = `http://127.0.0.1:${server.addr.port}`;
+  const state: RouterState = { token, region, rootDir, all, live, host, cut: () => false };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, router(state));
+  const proxy = DropProxy.start(server.addr.port);
+  state.cut = (port) => proxy.drop(port);
+  const endpoint = `http://127.0.0.1:${proxy.port}`;
   const known = (id: string) => {
     const sandbox = all.get(id);
     if (sandbox === undefined) throw new Error(`stand-in: no sandbox '${id}'`);
@@ -220,6 +243,7 @@ export async function startSandboxStandIn(
     if (closed) return;
     closed = true;
     await Promise.all([...live.values()].map((sandbox) => sandbox.end("closed")));
+    await proxy.close();
     await server.shutdown();
     if (ownRoot) await Deno.remove(rootDir, { recursive: true }).catch(() => {});
   };
@@ -228,13 +252,12 @@ export async function startSandboxStandIn(
     token,
     rootDir,
     sandboxes: () => [...all.values()].map(info),
+    ended: (id) => known(id).gone,
     path: (id, path) => `${known(id).root}${remotePath(path)}`,
     dropConnections: (id) => {
       const targets = id === undefined ? [...live.values()] : [known(id)];
       for (const sandbox of targets) {
-        for (const connection of [...sandbox.connections]) {
-          connection.close(4500, "stand-in: connection dropped");
-        }
+        for (const connection of [...sandbox.connections]) connection.drop("connection dropped");
       }
     },
     dropOnNextCall: (method, drop = {}) => {
@@ -254,15 +277,22 @@ interface RouterState {
   readonly all: Map<string, StandInSandbox>;
   readonly live: Map<string, StandInSandbox>;
   readonly host: { takeDrop(method: string, sandboxId: string): DropRule | undefined };
+  /** Cuts the proxied TCP connection the server sees from this remote port. */
+  cut: (remotePort: number) => boolean;
 }
 
-function router(state: RouterState): (request: Request) => Promise<Response> {
-  return async (request) => {
+type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Promise<Response>;
+
+function router(state: RouterState): Handler {
+  return async (request, info) => {
+    const remotePort = (info.remoteAddr as Deno.NetAddr).port;
     const url = new URL(request.url);
     if (request.headers.get("authorization") !== `Bearer ${state.token}`) {
       return jsonError(401, "INVALID_TOKEN", "The access token is invalid or expired (stand-in)");
     }
-    if (url.pathname === "/api/v3/sandboxes/create") return await create(request, state);
+    if (url.pathname === "/api/v3/sandboxes/create") {
+      return await create(request, state, remotePort);
+    }
     const match = /^\/api\/v3\/sandbox\/([^/]+)(\/connect)?$/.exec(url.pathname);
     if (match === null) return jsonError(404, "NOT_FOUND", `No route ${url.pathname} (stand-in)`);
     const id = match[1]!;
@@ -270,7 +300,7 @@ function router(state: RouterState): (request: Request) => Promise<Response> {
     if (sandbox === undefined) {
       return jsonError(404, "SANDBOX_NOT_FOUND", `Sandbox ${id} not found or no longer running`);
     }
-    if (match[2] !== undefined) return upgrade(request, sandbox, state);
+    if (match[2] !== undefined) return upgrade(request, sandbox, state, remotePort);
     if (request.method === "DELETE") {
       await sandbox.end("killed");
       return Response.json({});
@@ -286,7 +316,11 @@ function router(state: RouterState): (request: Request) => Promise<Response> {
   };
 }
 
-async function create(request: Request, state: RouterState): Promise<Response> {
+async function create(
+  request: Request,
+  state: RouterState,
+  remotePort: number,
+): Promise<Response> {
   const config = decodeConfig(request.headers.get("x-deno-sandbox-config"));
   if (config === null) {
     return jsonError(400, "INVALID_CONFIG", "x-deno-sandbox-config is not base64 JSON");
@@ -302,15 +336,25 @@ async function create(request: Request, state: RouterState): Promise<Response> {
   await sandbox.prepare();
   state.all.set(id, sandbox);
   state.live.set(id, sandbox);
-  return upgrade(request, sandbox, state);
+  return upgrade(request, sandbox, state, remotePort);
 }
 
-function upgrade(request: Request, sandbox: StandInSandbox, state: RouterState): Response {
+function upgrade(
+  request: Request,
+  sandbox: StandInSandbox,
+  state: RouterState,
+  remotePort: number,
+): Response {
   if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
     return jsonError(400, "UPGRADE_REQUIRED", "Expected a WebSocket upgrade");
   }
   const { socket, response } = Deno.upgradeWebSocket(request);
-  const connection = new StandInConnection(socket, sandbox, state.host);
+  const connection = new StandInConnection(
+    socket,
+    sandbox,
+    state.host,
+    () => state.cut(remotePort),
+  );
   sandbox.connections.add(connection);
   response.headers.set("x-deno-sandbox-id", sandbox.id);
   return response;
