@@ -1,0 +1,177 @@
+/**
+ * End to end through the shipped launcher with `"executor": {"provider": "deno-sandbox"}` and the
+ * loopback stand-in: a background bash job runs detached in the session's sandbox, the agent
+ * process stops (the editor closes it), the job goes on; a new agent process loads the session,
+ * reattaches the sandbox and adopts the job, and `job_output` and `job_kill` work on it.
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { client, ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
+import { join } from "node:path";
+import { startSandboxStandIn } from "../../testing/mod.ts";
+import { readSessionLog } from "../../agent/mod.ts";
+import { tempDir, within } from "../_helpers.ts";
+
+const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
+const DENO_JSON = new URL("../../deno.json", import.meta.url);
+
+async function agentTaskFlags(): Promise<string[]> {
+  const tasks = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks as Record<string, string>;
+  return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
+}
+
+/** Runs the launcher as an editor would and connects an SDK client (it allows every ask). */
+async function launch(ws: string, args: readonly string[], env: Record<string, string>) {
+  const updates: SessionUpdate[] = [];
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args],
+    cwd: ws,
+    clearEnv: true,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stderr = "";
+  const errDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const connection = client({ name: "remote-jobs" })
+    .onNotification("session/update", ({ params }) => void updates.push(params.update))
+    .onRequest("session/request_permission", () => ({
+      outcome: { outcome: "selected", optionId: "allow_once" },
+    }))
+    .connect(ndJsonStream(child.stdin, child.stdout));
+  await connection.agent.request("initialize", { protocolVersion: 1 });
+  return {
+    a: connection.agent,
+    updates,
+    async close(): Promise<string> {
+      connection.close();
+      await child.stdin.close().catch(() => {});
+      await child.status;
+      await errDone;
+      return stderr;
+    },
+  };
+}
+
+async function script(dir: string, name: string, steps: unknown[]): Promise<string> {
+  const path = join(dir, name);
+  await Deno.writeTextFile(path, JSON.stringify(steps));
+  return path;
+}
+
+/** Waits (a hang guard, not a timing) until `read()` holds `text`. */
+async function until(read: () => Promise<string>, text: string, what: string): Promise<void> {
+  await within(
+    (async () => {
+      while (!(await read().catch(() => "")).includes(text)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })(),
+    what,
+  );
+}
+
+Deno.test("a background job in the session's Deno Sandbox survives the agent; session/load in a new agent adopts it, job_output and job_kill work", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const ws = join(root, "ws");
+  const sessionsDir = join(root, "sessions");
+  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
+  await Deno.mkdir(ws);
+  await Deno.writeTextFile(
+    join(root, "config", "dsh", "dsh.jsonc"),
+    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
+  );
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: root,
+    TMPDIR: root,
+    XDG_CONFIG_HOME: join(root, "config"),
+    XDG_STATE_HOME: join(root, "state"),
+    DENO_SANDBOX_ENDPOINT: standIn.endpoint,
+    DENO_DEPLOY_TOKEN: standIn.token,
+  };
+  const command =
+    "trap 'echo stopping; exit 5' TERM; echo serving; while true; do sleep 0.05; done";
+  const first = await launch(ws, [
+    "--script",
+    await script(root, "one.json", [
+      {
+        toolCalls: [{ id: "call_start", name: "bash", args: { command, run_in_background: true } }],
+      },
+      { text: "Started." },
+    ]),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  const logPath = () => join(sessionsDir, `${sessionId}.jsonl`);
+  let sessionId = "";
+  try {
+    ({ sessionId } = await first.a.request("session/new", { cwd: ws, mcpServers: [] }));
+    await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    await until(() => Deno.readTextFile(logPath()), '"job/detached"', "the job/detached record");
+  } finally {
+    const stderr = await first.close();
+    ok(!stderr.includes("ERROR"), stderr);
+  }
+  const log = await readSessionLog(logPath());
+  const detached = log.events.find((event) => event.type === "job/detached")!;
+  const run = detached.run as {
+    environment: { provider: string; id: string };
+    outputPath: string;
+    exitPath: string;
+  };
+  const [sandbox] = standIn.sandboxes();
+  deepEqual(run.environment, { provider: "deno-sandbox", id: sandbox!.id });
+  await until(
+    () => Deno.readTextFile(standIn.path(sandbox!.id, run.outputPath)),
+    "serving",
+    "output",
+  );
+  // The agent is gone; the job is not: no exit file, and it still runs after a while of output.
+  equal(
+    await Deno.stat(standIn.path(sandbox!.id, run.exitPath)).then(() => true, () => false),
+    false,
+  );
+  equal(log.events.some((event) => event.type === "job/ended"), false);
+
+  const second = await launch(ws, [
+    "--script",
+    await script(root, "two.json", [
+      { toolCalls: [{ id: "call_read", name: "job_output", args: { job_id: "bash-1" } }] },
+      { toolCalls: [{ id: "call_kill", name: "job_kill", args: { job_id: "bash-1" } }] },
+      { text: "Stopped." },
+    ]),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    const text = JSON.stringify(second.updates);
+    ok(text.includes("Reconnected to background job(s) started before: bash-1."), text);
+    const { stopReason } = await second.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "stop it" }],
+    });
+    equal(stopReason, "end_turn");
+  } finally {
+    const stderr = await second.close();
+    ok(!stderr.includes("ERROR"), stderr);
+  }
+  const after = (await readSessionLog(logPath())).events;
+  const result = (id: string) =>
+    JSON.stringify(after.find((event) => event.type === "tool/result" && event.callId === id));
+  match(result("call_read"), /serving\\n.*\[status: running\]/);
+  match(result("call_kill"), /it stopped \[status: killed by the owner session \(exit code: 5\)\]/);
+  const ended = after.find((event) => event.type === "job/ended");
+  deepEqual([ended?.jobId, ended?.exitCode, ended?.killed], ["bash-1", 5, "kill"]);
+  equal(await Deno.readTextFile(standIn.path(sandbox!.id, run.exitPath)), "5\n");
+  match(
+    await Deno.readTextFile(standIn.path(sandbox!.id, run.outputPath)),
+    /serving\n[\s\S]*stopping\n$/,
+  );
+  equal(standIn.sandboxes().length, 1, "the second agent reattached the same sandbox");
+});
