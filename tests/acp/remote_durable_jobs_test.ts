@@ -175,3 +175,139 @@ Deno.test("a background job in the session's Deno Sandbox survives the agent; se
   );
   equal(standIn.sandboxes().length, 1, "the second agent reattached the same sandbox");
 });
+
+/** A user-level deno-sandbox config, its folders and the launcher's environment. */
+async function remoteWorkspace(root: string, standIn: { endpoint: string; token: string }) {
+  const ws = join(root, "ws");
+  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
+  await Deno.mkdir(ws);
+  await Deno.writeTextFile(
+    join(root, "config", "dsh", "dsh.jsonc"),
+    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
+  );
+  return {
+    ws,
+    sessionsDir: join(root, "sessions"),
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: root,
+      TMPDIR: root,
+      XDG_CONFIG_HOME: join(root, "config"),
+      XDG_STATE_HOME: join(root, "state"),
+      DENO_SANDBOX_ENDPOINT: standIn.endpoint,
+      DENO_DEPLOY_TOKEN: standIn.token,
+    },
+  };
+}
+
+/** Starts a background bash job in a new session and stops the agent; returns the run. */
+async function startAndLeave(
+  root: string,
+  standIn: { endpoint: string; token: string },
+  command: string,
+) {
+  const { ws, sessionsDir, env } = await remoteWorkspace(root, standIn);
+  const first = await launch(ws, [
+    "--script",
+    await script(root, "one.json", [
+      {
+        toolCalls: [{ id: "call_start", name: "bash", args: { command, run_in_background: true } }],
+      },
+      { text: "Started." },
+    ]),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  let sessionId = "";
+  try {
+    ({ sessionId } = await first.a.request("session/new", { cwd: ws, mcpServers: [] }));
+    await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    const path = join(sessionsDir, `${sessionId}.jsonl`);
+    await until(() => Deno.readTextFile(path), '"job/detached"', "the job/detached record");
+  } finally {
+    await first.close();
+  }
+  const logPath = join(sessionsDir, `${sessionId}.jsonl`);
+  const detached = (await readSessionLog(logPath)).events.find((e) => e.type === "job/detached")!;
+  const run = detached.run as { environment: { id: string }; outputPath: string; exitPath: string };
+  return { ws, sessionsDir, env, sessionId, logPath, run };
+}
+
+Deno.test("a remote job that ended while no agent ran is the completion notice after session/load", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const command =
+    "echo waiting; while [ ! -e /tmp/go ]; do sleep 0.05; done; echo finished; exit 2";
+  const { ws, sessionsDir, env, sessionId, logPath, run } = await startAndLeave(
+    root,
+    standIn,
+    command,
+  );
+  const id = run.environment.id;
+  await until(() => Deno.readTextFile(standIn.path(id, run.outputPath)), "waiting", "output");
+  await Deno.writeTextFile(standIn.path(id, "/tmp/go"), "");
+  await until(() => Deno.readTextFile(standIn.path(id, run.exitPath)), "2", "the exit file");
+  const second = await launch(ws, [
+    "--script",
+    await script(root, "two.json", [{ text: "Noted." }]),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    await second.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "news?" }],
+    });
+  } finally {
+    await second.close();
+  }
+  const events = (await readSessionLog(logPath)).events;
+  const notice =
+    `background job bash-1 (bash: ${command}) finished [status: completed, exit code: 2]. Read its output with job_output.`;
+  const injected = events.findIndex((e) =>
+    e.type === "context/inject" && JSON.stringify(e).includes(JSON.stringify(notice).slice(1, -1))
+  );
+  const answered = events.findLastIndex((e) => e.type === "assistant/message");
+  ok(injected >= 0 && injected < answered, "the notice is in the context of the next model step");
+  const ended = events.filter((e) => e.type === "job/ended");
+  deepEqual(ended.map((e) => [e.jobId, e.exitCode]), [["bash-1", 2]]);
+});
+
+Deno.test("a remote job whose sandbox is gone on session/load is reported lost", async () => {
+  await using standIn = await startSandboxStandIn();
+  await using dir = await tempDir();
+  const root = await Deno.realPath(dir.path);
+  const { ws, sessionsDir, env, sessionId, logPath, run } = await startAndLeave(
+    root,
+    standIn,
+    "echo up; while true; do sleep 0.05; done",
+  );
+  await standIn.expire(run.environment.id);
+  const second = await launch(ws, [
+    "--script",
+    await script(root, "two.json", [
+      { toolCalls: [{ id: "call_read", name: "job_output", args: { job_id: "bash-1" } }] },
+      { text: "Lost." },
+    ]),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    await second.a.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "and?" }],
+    });
+  } finally {
+    await second.close();
+  }
+  const events = (await readSessionLog(logPath)).events;
+  const read = JSON.stringify(
+    events.find((e) => e.type === "tool/result" && e.callId === "call_read"),
+  );
+  match(read, /\[status: failed: lost: its deno-sandbox environment sbx_\w+ is gone \(/);
+  const ended = events.find((e) => e.type === "job/ended");
+  match(String(ended?.lost), /^lost: /);
+});
