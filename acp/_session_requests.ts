@@ -20,6 +20,7 @@ import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registr
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
+import { adoptSessionJobs } from "./_job_adoption.ts";
 import {
   EXECUTOR_OPENED,
   SESSION_ENVIRONMENTS,
@@ -134,6 +135,8 @@ export async function loadSession(
   const environments = state.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
   const reattached = (await environments?.resume(sessionId, agent.events)) ?? [];
   for (const text of [...loadNotices(agent), ...reattached]) state.notice(sessionId, text);
+  // Then its durable jobs (detached runs in that environment) are followed again.
+  for (const text of await adoptSessionJobs(state.ctx, agent)) state.notice(sessionId, text);
   await state.lastSent.get(sessionId);
   return {};
 }
