@@ -8,8 +8,10 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { DEFAULT_CONFIG, parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
 import { agentCommand } from "../../acp/launch.ts";
+import { compileFlags } from "../../acp/_compile.ts";
 import { executorGrants } from "../../acp/_executor_permissions.ts";
 import { tempDir } from "../_helpers.ts";
+import { startSandboxStandIn } from "../../testing/mod.ts";
 
 const PROBE = new URL("./_sandbox_sdk_probe.ts", import.meta.url).pathname;
 const REMOTE = parseConfig(
@@ -25,36 +27,14 @@ const REMOTE = parseConfig(
   "dsh.jsonc",
 );
 
-/** A loopback endpoint answering the SDK's create/connect WebSocket, RPCs and DELETE. */
-function loopbackEndpoint(): Deno.HttpServer<Deno.NetAddr> & { readonly url: string } {
-  const sockets = new Set<WebSocket>();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    if (request.headers.get("upgrade") !== "websocket") {
-      // DELETE (destroy): the sandbox's connections end with it.
-      for (const socket of sockets) socket.close();
-      return new Response(null, { status: 200 });
-    }
-    const { socket, response } = Deno.upgradeWebSocket(request);
-    sockets.add(socket);
-    socket.onclose = () => sockets.delete(socket);
-    socket.onmessage = (event) => {
-      if (event.data === "ping") return socket.send("pong");
-      const message = JSON.parse(String(event.data));
-      if ("id" in message) {
-        socket.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { ok: null } }));
-      }
-    };
-    const headers = new Headers(response.headers);
-    headers.set("x-deno-sandbox-id", "sbx_ord_0123456789abcdefghjk");
-    return new Response(null, { status: 101, headers, webSocket: socket } as ResponseInit);
-  });
-  return Object.assign(server, { url: `http://127.0.0.1:${server.addr.port}` });
-}
-
-async function runProbe(flags: readonly string[], endpoint: string): Promise<string> {
+async function runProbe(
+  flags: readonly string[],
+  endpoint: string,
+  token: string,
+): Promise<string> {
   const { stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", ...flags, PROBE],
-    env: { DENO_SANDBOX_ENDPOINT: endpoint, DENO_DEPLOY_TOKEN: "ddo_test" },
+    env: { DENO_SANDBOX_ENDPOINT: endpoint, DENO_DEPLOY_TOKEN: token },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -63,7 +43,8 @@ async function runProbe(flags: readonly string[], endpoint: string): Promise<str
 
 Deno.test("the SDK runs under the profile permissionFlags computes for deno-sandbox, and not without it", async () => {
   await using dir = await tempDir();
-  await using endpoint = loopbackEndpoint();
+  await using standIn = await startSandboxStandIn();
+  const endpoint = { url: standIn.endpoint };
   const base = {
     roots: [dir.path],
     sessionsDir: `${dir.path}/s`,
@@ -80,11 +61,13 @@ Deno.test("the SDK runs under the profile permissionFlags computes for deno-sand
   ) {
     ok(env.split(/[=,]/).includes(name), `${name} in ${env}`);
   }
-  match(await runProbe(flags, endpoint.url), /^ok sbx_ord_0123456789abcdefghjk$/m);
+  const ran = await runProbe(flags, endpoint.url, standIn.token);
+  match(ran, /^ok sbx_ord_\w{20}$/m);
+  equal(standIn.sandboxes()[0]?.ended, "killed", ran);
   // The same profile for a local executor: the SDK cannot even load (its dependencies read
   // variables at import time), let alone reach the endpoint.
   const local = permissionFlags({ ...REMOTE, executor: DEFAULT_CONFIG.executor }, base);
-  const refused = await runProbe(local, endpoint.url);
+  const refused = await runProbe(local, endpoint.url, standIn.token);
   match(refused, /NotCapable: Requires (net|env) access/);
   ok(!refused.includes("ok sbx_"), refused);
 });
@@ -136,4 +119,26 @@ Deno.test("the launcher moves DENO_DEPLOY_TOKEN and fromEnv secrets to stdin for
   deepEqual(remote.stdinSecrets, ["DENO_DEPLOY_TOKEN", "GH_TOKEN"]);
   const net = remote.args.find((a) => a.startsWith("--allow-net="));
   equal(net, "--allow-net=127.0.0.1:9");
+});
+
+Deno.test("the compiled profile bakes in the sandbox API host and the SDK's variables", () => {
+  const flags = compileFlags({
+    baseUrl: "https://api.deepseek.com",
+    output: "dist/dsh-agent",
+    config: REMOTE,
+    workspace: "/w",
+    sandboxEndpoint: { endpoint: "https://sbx.example:8443" },
+  });
+  equal(
+    flags.find((f) => f.startsWith("--allow-net=")),
+    "--allow-net=api.deepseek.com:443,sbx.example:8443",
+  );
+  ok(flags.find((f) => f.startsWith("--allow-env="))!.includes("DENO_DEPLOY_TOKEN"));
+  const local = compileFlags({
+    baseUrl: "https://api.deepseek.com",
+    output: "dist/dsh-agent",
+    config: { ...REMOTE, executor: DEFAULT_CONFIG.executor },
+    workspace: "/w",
+  });
+  equal(local.find((f) => f.startsWith("--allow-net=")), "--allow-net=api.deepseek.com:443");
 });
