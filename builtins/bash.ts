@@ -146,14 +146,20 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
       const session = executorFor(executor, exec.agent?.sessionId);
-      // A remote pid is no process of this machine: its tree dies through the abort signal.
-      const track = job !== undefined && session.hostFiles;
       const run = await session.run(args.command, {
         cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
         signal: exec.signal,
         killGraceMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(track ? { onSpawn: (pid: number) => job.trackProcess(pid, { group: true }) } : {}),
+        ...(job
+          ? {
+            onSpawn(pid: number) {
+              // A remote pid is no process of this machine: its tree dies through the abort
+              // signal. (Asked at the spawn: a lazy executor knows what it is by then.)
+              if (session.hostFiles) job.trackProcess(pid, { group: true });
+            },
+          }
+          : {}),
         onOutput(chunk) {
           if (job) {
             // The job's buffer may keep the chunk, and the executor reuses it: copy.

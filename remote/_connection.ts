@@ -21,6 +21,25 @@ function timeoutMs(timeout: `${number}s` | `${number}m`): number {
   return Number.parseInt(timeout, 10) * (timeout.endsWith("m") ? 60_000 : 1000);
 }
 
+/** A run whose call lost its connection: its group (once known) and its marker. */
+export interface Orphan {
+  readonly pgid?: number;
+  readonly marker: string;
+}
+
+/** Kills `g:<pgid>` groups and every process whose environment holds `m:<marker>`. */
+const KILL_ORPHANS = [
+  'for a in "$@"; do',
+  '  case "$a" in',
+  '    g:*) kill -KILL -- "-${a#g:}" 2>/dev/null ;;',
+  '    m:*) for f in $(grep -lsxzF "DSH_EXEC_TREE=${a#m:}" /proc/[0-9]*/environ); do',
+  '      p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null',
+  "    done ;;",
+  "  esac",
+  "done",
+  "true",
+].join("\n");
+
 /** What every sandbox of a provider is created with. */
 export interface LinkSettings {
   readonly token: string;
@@ -72,8 +91,8 @@ export class SandboxLink {
   #pending: Promise<Sandbox> | undefined;
   /** When the next call extends the timeout (half a timeout after the last extension). */
   #renewAt = Number.POSITIVE_INFINITY;
-  /** Process groups whose call lost its connection: killed once the link is back. */
-  #orphans: number[] = [];
+  /** Runs whose call lost its connection (group and marker): killed once the link is back. */
+  #orphans: Orphan[] = [];
 
   constructor(sessionId: string, settings: LinkSettings, opened: OpenedListener) {
     this.sessionId = sessionId;
@@ -96,9 +115,9 @@ export class SandboxLink {
     return this.#record ?? { provider: PROVIDER };
   }
 
-  /** Remembers a process group to kill when the connection is back. */
-  orphan(pgid: number): void {
-    this.#orphans.push(pgid);
+  /** Remembers a run to kill when the connection is back. */
+  orphan(run: Orphan): void {
+    this.#orphans.push(run);
   }
 
   /** The live sandbox: the current one, a reconnect to it, or a new one. */
@@ -298,10 +317,14 @@ export class SandboxLink {
   }
 
   async #killOrphans(sandbox: Sandbox): Promise<void> {
-    const groups = this.#orphans.splice(0);
-    if (groups.length === 0) return;
-    const child = await sandbox.spawn("kill", {
-      args: ["-KILL", "--", ...groups.map((pgid) => `-${pgid}`)],
+    const runs = this.#orphans.splice(0);
+    if (runs.length === 0) return;
+    const args = runs.flatMap((run) => [
+      ...(run.pgid === undefined ? [] : [`g:${run.pgid}`]),
+      `m:${run.marker}`,
+    ]);
+    const child = await sandbox.spawn("bash", {
+      args: ["-c", KILL_ORPHANS, "dsh-orphans", ...args],
       stdout: "piped",
       stderr: "piped",
     }).catch(() => undefined);

@@ -17,7 +17,7 @@ import { HarnessError } from "../core/errors.ts";
 import { mergedScript, type RunOptions, type RunResult } from "../tools/executor.ts";
 import { initStatusSignal } from "../jobs/process_containment.ts";
 import { disconnected, gone, isConnectionLoss, unavailable } from "./_errors.ts";
-import type { SandboxLink } from "./_connection.ts";
+import type { Orphan, SandboxLink } from "./_connection.ts";
 import { drained, pumpOutput, readProtocol } from "./_streams.ts";
 
 /** The marker's variable (as local: `DSH_EXEC_TREE`). */
@@ -54,15 +54,9 @@ export interface RunRequest {
  */
 export async function signalGroup(sandbox: Sandbox, signal: string, pgid: number): Promise<void> {
   try {
-    // The group; a pid that is no group leader (a `setsid` that had to fork) is signalled alone.
-    const child = await sandbox.spawn("bash", {
-      args: [
-        "-c",
-        'kill -s "$1" -- "-$2" 2>/dev/null || kill -s "$1" -- "$2" 2>/dev/null; true',
-        "dsh-kill",
-        signal.replace(/^SIG/, ""),
-        String(pgid),
-      ],
+    // Only the group: a pid alone may have been reused once its group is gone.
+    const child = await sandbox.spawn("kill", {
+      args: [`-${signal.replace(/^SIG/, "")}`, "--", `-${pgid}`],
       stdout: "piped",
       stderr: "piped",
     });
@@ -134,8 +128,9 @@ export async function runInSandbox(
   const { link, sandbox, cwd } = request;
   signal?.throwIfAborted();
   const script = mergedScript(command);
+  const marker = crypto.randomUUID();
   const child = await sandbox.spawn("bash", {
-    args: ["-c", WRAPPER, "dsh-run", script, crypto.randomUUID(), cwd],
+    args: ["-c", WRAPPER, "dsh-run", script, marker, cwd],
     env: request.env,
     stdout: "piped",
     stderr: "piped",
@@ -173,7 +168,10 @@ export async function runInSandbox(
     } catch (error) {
       await pump.cancel();
       await protocol.cancel();
-      throw await lostDuringRun(link, await pgid, error);
+      throw await lostDuringRun(link, {
+        marker,
+        ...await pgid.then((g) => g === undefined ? {} : { pgid: g }),
+      }, error);
     }
     clearTimeout(timer);
     if (stop.stopping !== undefined) await stop.stopping;
@@ -205,12 +203,12 @@ export async function runInSandbox(
 /** The error of a run whose connection dropped: reconnects, kills the group, says what is left. */
 async function lostDuringRun(
   link: SandboxLink,
-  pgid: number | undefined,
+  run: Orphan,
   error: unknown,
 ): Promise<HarnessError> {
   if (!isConnectionLoss(error)) return unavailable("run the command", link.name, error);
   const name = link.name;
-  if (pgid !== undefined) link.orphan(pgid);
+  link.orphan(run);
   const back = await link.recover().catch(() => undefined);
   if (back === false) return gone("finish the command", name, error);
   return disconnected(

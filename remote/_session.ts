@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Sandbox } from "@deno/sandbox";
+import type { Sandbox, Signal } from "@deno/sandbox";
 import { HarnessError } from "../core/errors.ts";
 import { NEVER_PASSED_ENV_VARS } from "../core/env_policy.ts";
 import type {
@@ -205,7 +205,12 @@ export class SandboxSessionExecutor implements Executor {
         ? disconnected(`start "${program}"`, name, error)
         : unavailable(`start "${program}"`, name, error);
     });
-    const kill = (signal = "SIGKILL") => signalGroup(sandbox, signal, child.pid);
+    // The group (`setsid` made the child its leader), then the child itself through the SDK
+    // (which never signals a pid the sandbox reaped), in case `setsid` had to fork.
+    const kill = async (signal = "SIGKILL") => {
+      await signalGroup(sandbox, signal, child.pid);
+      await child.kill(signal as Signal).catch(() => {});
+    };
     options.signal?.addEventListener("abort", () => void kill(), { once: true });
     const status = child.status.then(
       async (s): Promise<ExecStatus> => {

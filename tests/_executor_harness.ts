@@ -7,6 +7,7 @@ import { bashPlugin } from "../builtins/bash.ts";
 import { fsPlugin } from "../builtins/fs_plugin.ts";
 import { readBeforeEditPlugin } from "../builtins/read_before_edit.ts";
 import { codeModePlugin } from "../codemode/mod.ts";
+import { jobsPlugin } from "../jobs/mod.ts";
 import type { Executor } from "../tools/executor.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { ToolOutcome } from "../registry/types.ts";
@@ -28,18 +29,25 @@ export interface ExecutorHarness extends AsyncDisposable {
  * @param workspace The agent's cwd.
  * @param options `codeMode` also loads Code Mode on the executor; `sessionId` names the agent's
  * session (default `"s1"`); `spillDir` keeps bash spill files in a known folder;
- * `readBeforeEdit: false` leaves that policy out (to reach the tools' own refusals).
+ * `readBeforeEdit: false` leaves that policy out (to reach the tools' own refusals); `jobs` loads
+ * the jobs layer first (bash's `run_in_background`, `job_output`, `job_kill`).
  */
 export async function executorHarness(
   executor: Executor,
   workspace: string,
-  options: { codeMode?: boolean; sessionId?: string; spillDir?: string; readBeforeEdit?: boolean } =
-    {},
+  options: {
+    codeMode?: boolean;
+    sessionId?: string;
+    spillDir?: string;
+    readBeforeEdit?: boolean;
+    jobs?: boolean;
+  } = {},
 ): Promise<ExecutorHarness> {
   const ctx = await createHarness();
+  if (options.jobs) await ctx.plugin(jobsPlugin, { spill: false }).ready;
   await ctx.plugin(bashPlugin, {
     executor,
-    background: false,
+    background: options.jobs === true,
     ...(options.spillDir === undefined ? {} : { spillDir: options.spillDir }),
   }).ready;
   await ctx.plugin(fsPlugin, { executor }).ready;

@@ -2,7 +2,7 @@
  * The bash and fs (read, write, edit) behaviour suites over every executor of the matrix
  * (tests/_executor_matrix.ts). The workspace is read and written through the executor only.
  */
-import { equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { EXECUTOR_CASES } from "../_executor_matrix.ts";
 import { executorHarness, outcomeText } from "../_executor_harness.ts";
 import type { Executor } from "../../tools/executor.ts";
@@ -158,6 +158,46 @@ for (const matrixCase of EXECUTOR_CASES) {
           new_string: "b",
         });
         equal(outcome.error?.code, "FILE_TOO_LARGE", outcomeText(outcome));
+      });
+    } finally {
+      await env.close();
+    }
+  });
+}
+
+for (const matrixCase of EXECUTOR_CASES) {
+  Deno.test(`executor matrix (${matrixCase.name}): background jobs`, async (t) => {
+    const env = await matrixCase.setup();
+    try {
+      await using h = await executorHarness(env.executor, env.workspace, { jobs: true });
+      const start = async (command: string) => {
+        const started = await h.call("bash", { command, run_in_background: true });
+        equal(started.isError, false, outcomeText(started));
+        return (started.meta as { jobId: string }).jobId;
+      };
+      await t.step("a job's output and exit code reach job_output", async () => {
+        const id = await start("echo bg; exit 4");
+        let text = "";
+        while (!text.includes("[exit code: 4]")) {
+          text += outcomeText(await h.call("job_output", { job_id: id, wait_ms: 1000 }));
+        }
+        ok(text.includes("bg\n"), text);
+      });
+      await t.step("job_kill stops a running job", async () => {
+        const id = await start("echo started; sleep 60");
+        let text = "";
+        while (!text.includes("started")) {
+          text += outcomeText(await h.call("job_output", { job_id: id, wait_ms: 1000 }));
+        }
+        const killed = await h.call("job_kill", { job_id: id });
+        equal(killed.isError, false, outcomeText(killed));
+        deepEqual(
+          [
+            (killed.meta as { status: string }).status,
+            (killed.meta as { outcome: string }).outcome,
+          ],
+          ["killed", "killed"],
+        );
       });
     } finally {
       await env.close();

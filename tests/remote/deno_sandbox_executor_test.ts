@@ -48,9 +48,12 @@ Deno.test(
 
     const token = uniqueToken("dsh-remote-timeout");
     const timed = await session.run(`${markedSleep(token)} & wait`, { timeoutMs: 300 });
-    equal(timed.timedOut, true);
-    equal(timed.aborted, false);
-    equal(timed.signal, "SIGTERM");
+    deepEqual([timed.timedOut, timed.aborted, timed.exitCode, timed.signal], [
+      true,
+      false,
+      null,
+      "SIGTERM",
+    ]);
     deepEqual(await waitGone(token), [], "the background sleep went with the group");
 
     const controller = new AbortController();

@@ -19,7 +19,8 @@ const closedByDrop = (error: Error & { code?: number }) =>
 /** Starts a detached job that waits for /tmp/go, then writes /tmp/done; returns its pid. */
 async function startDetachedJob(sandbox: Sandbox): Promise<number> {
   const script = "setsid nohup bash -c 'until [ -f /tmp/go ]; do sleep 0.02; done; " +
-    "echo finished > /tmp/done; sleep 600' > /tmp/job.log 2>&1 < /dev/null & echo $!";
+    "echo finished > /tmp/done.tmp && mv /tmp/done.tmp /tmp/done; sleep 600' " +
+    "> /tmp/job.log 2>&1 < /dev/null & echo $!";
   return Number((await run(sandbox, script)).stdoutText.trim());
 }
 
@@ -125,7 +126,11 @@ Deno.test("dropOnNextCall: before running (the call has no effect) and after run
   const second = await Sandbox.connect(sandbox.id, sdkOptions(standIn));
   standIn.dropOnNextCall("spawn", { afterRunning: true });
   await rejects(
-    second.spawn("bash", { args: ["-c", "echo ran > /tmp/ran"], stdout: "piped", stderr: "piped" }),
+    second.spawn("bash", {
+      args: ["-c", "echo ran > /tmp/ran.tmp && mv /tmp/ran.tmp /tmp/ran"],
+      stdout: "piped",
+      stderr: "piped",
+    }),
     closedByDrop,
   );
   await using third = await Sandbox.connect(sandbox.id, sdkOptions(standIn));
