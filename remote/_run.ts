@@ -166,8 +166,8 @@ export async function runInSandbox(
     try {
       final = await status;
     } catch (error) {
-      await pump.cancel();
-      await protocol.cancel();
+      await pump.stop();
+      await protocol.stop();
       throw await lostDuringRun(link, {
         marker,
         ...await pgid.then((g) => g === undefined ? {} : { pgid: g }),
@@ -176,7 +176,7 @@ export async function runInSandbox(
     clearTimeout(timer);
     if (stop.stopping !== undefined) await stop.stopping;
     const pipeHeldOpen = !await drained(pump.done, pump.idleMs);
-    if (pipeHeldOpen) await pump.cancel();
+    if (pipeHeldOpen) await pump.stop();
     const extra = await protocol.rest(pipeHeldOpen);
     const first = await protocol.first;
     if (first === "nocwd") {

@@ -31,7 +31,7 @@ import {
 import { readDirRemote, readRemote, removeRemote, statRemote, writeRemote } from "./_files.ts";
 import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
-import { safeCancel } from "./_streams.ts";
+import { safeStdin, safeStream } from "./_streams.ts";
 import { readRemoteRun, startRemote } from "./_detached.ts";
 import type { SyncTarget, WorkspaceSync } from "./workspace_sync.ts";
 
@@ -226,9 +226,11 @@ export class SandboxSessionExecutor implements Executor {
     status.catch(() => {});
     return {
       pid: child.pid,
-      stdin: options.stdin === "piped" ? child.stdin : null,
-      stdout: safeCancel(child.stdout!, status),
-      stderr: safeCancel(child.stderr!, status),
+      stdin: options.stdin === "piped" && child.stdin !== null
+        ? safeStdin(child.stdin, status)
+        : null,
+      stdout: safeStream(child.stdout!, status),
+      stderr: safeStream(child.stderr!, status),
       status,
       kill,
     };

@@ -1,7 +1,13 @@
 /**
- * Private: reading a remote child's streams. The SDK's streams end only when the sandbox says
- * so (a dropped WebSocket leaves them open), so every reader here can be cancelled, and the
- * output drain gives up once the pipe stays idle after the command ended.
+ * Private: reading a remote child's streams. Two SDK facts shape it:
+ *
+ * - a dropped WebSocket leaves the SDK's streams open forever, so every wait here can give up;
+ * - a cancelled SDK stream crashes the process when the sandbox's `stream.end` crosses our
+ *   cancel on the wire (the SDK calls `close()` on the cancelled stream inside its socket
+ *   handler: an uncaught TypeError). So no SDK stream is ever cancelled: a reader that stops is
+ *   *abandoned*, read on in the background and discarded until the sandbox ends it.
+ *
+ * The output drain gives up once the pipe stays idle after the command ended (as local).
  *
  * @module
  */
@@ -13,60 +19,114 @@ import type { RunOptions } from "../tools/executor.ts";
  */
 export const DRAIN_IDLE_MS = 300;
 
-/**
- * A reason for cancelling an SDK stream: the SDK encodes it for the wire and throws on anything
- * but an Error (so a bare `cancel()` would never reach the sandbox).
- */
-export function stopReading(): Error {
-  const error = new Error("dsh: reading stopped");
-  // The SDK logs the stack of every error it encodes; this one has nothing to tell.
-  error.stack = "";
-  return error;
+/** A reader that can stop: `read` gives `undefined` at the end or once stopped. */
+class Abandonable {
+  #stopped = false;
+  #stop = Promise.withResolvers<undefined>();
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.getReader();
+  }
+
+  /** The next chunk, or `undefined` at the end of the stream or once stopped. */
+  async read(): Promise<Uint8Array | undefined> {
+    if (this.#stopped) return undefined;
+    const pending = this.#reader.read();
+    this.#pending = pending;
+    const result = await Promise.race([
+      pending.then((r) => r.done ? undefined : r.value),
+      this.#stop.promise,
+    ]);
+    this.#pending = undefined;
+    return result;
+  }
+
+  /** Stops reading; what the sandbox still sends is read and dropped in the background. */
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#stop.resolve(undefined);
+    const pending = this.#pending;
+    (async () => {
+      if (pending !== undefined && (await pending).done) return;
+      for (;;) if ((await this.#reader.read()).done) return;
+    })().catch(() => {});
+  }
 }
 
 /**
- * `stream` with a `cancel` that always passes an Error to the SDK (callers may cancel bare).
+ * `stream` for a caller (Code Mode): it errors when the connection under it is lost, and its
+ * `cancel` abandons the SDK stream instead of cancelling it (see the module doc).
  *
  * @param stream An SDK stream.
  * @param lost Rejects when the connection under the stream is lost (the stream then errors).
  * @returns The safe stream.
  */
-export function safeCancel(
+export function safeStream(
   stream: ReadableStream<Uint8Array>,
   lost: Promise<unknown>,
 ): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  // A dropped connection never ends the SDK's streams: the child's failed status errors them.
+  const reader = new Abandonable(stream);
   let failure: { error: unknown } | undefined;
   const failed = lost.then(() => new Promise<never>(() => {}), (error) => {
     failure = { error };
-    reader.cancel(stopReading()).catch(() => {});
+    reader.stop();
     throw error;
   });
   failed.catch(() => {});
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { value, done } = await Promise.race([reader.read(), failed]);
+      const value = await Promise.race([reader.read(), failed]);
       if (failure !== undefined) throw failure.error;
-      if (done) controller.close();
+      if (value === undefined) controller.close();
       else controller.enqueue(value);
     },
-    cancel(reason) {
-      return reader.cancel(reason instanceof Error ? reason : stopReading());
+    cancel() {
+      reader.stop();
+    },
+  });
+}
+
+/**
+ * `stdin` for a caller: writes fail (instead of waiting forever) once the connection under it is
+ * lost; an abort reaches the sandbox as an Error (the SDK encodes nothing else).
+ *
+ * @param stdin The SDK child's stdin.
+ * @param lost Rejects when the connection is lost.
+ * @returns The safe stdin.
+ */
+export function safeStdin(
+  stdin: WritableStream<Uint8Array>,
+  lost: Promise<unknown>,
+): WritableStream<Uint8Array> {
+  const writer = stdin.getWriter();
+  const failed = lost.then(() => new Promise<never>(() => {}), (error) => {
+    throw error;
+  });
+  failed.catch(() => {});
+  return new WritableStream<Uint8Array>({
+    write: (chunk) => Promise.race([writer.write(chunk), failed]),
+    close: () => Promise.race([writer.close(), failed]),
+    abort: (reason) => {
+      const error = reason instanceof Error ? reason : new Error(String(reason ?? "aborted"));
+      error.stack = "";
+      return writer.abort(error).catch(() => {});
     },
   });
 }
 
 /** The stdout pump. */
 export interface OutputPump {
-  /** Settles when the stream ended, failed or was cancelled. */
+  /** Settles when the stream ended or the pump stopped. */
   readonly done: Promise<void>;
   /** How long the stream has been idle (0 while a chunk is being delivered). */
   idleMs(): number;
   /** The `onOutput` failure, if any. */
   error(): unknown;
-  /** Stops reading. */
-  cancel(): Promise<void>;
+  /** Stops delivering (the rest is discarded). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -85,32 +145,32 @@ export function pumpOutput(
   let failure: unknown;
   let lastRead = Date.now();
   let delivering = false;
-  const reader = stream.getReader();
+  const reader = new Abandonable(stream);
   const done = (async () => {
     for (;;) {
-      const { value, done } = await reader.read();
+      const value = await reader.read();
       lastRead = Date.now();
-      if (done) return;
+      if (value === undefined) return;
       delivering = true;
       try {
         if (onOutput) await onOutput(value);
       } catch (error) {
         failure = error;
         onError();
-        await reader.cancel(stopReading()).catch(() => {});
+        reader.stop();
         return;
       } finally {
         delivering = false;
         lastRead = Date.now();
       }
     }
-  })().catch(() => {});
+  })();
   return {
     done,
     idleMs: () => delivering ? 0 : Date.now() - lastRead,
     error: () => failure,
-    cancel: async () => {
-      await reader.cancel(stopReading()).catch(() => {});
+    stop: async () => {
+      reader.stop();
       await done;
     },
   };
@@ -141,7 +201,7 @@ export async function drained(pump: Promise<void>, idleMs: () => number): Promis
 
 /** The wrapper's stderr: its first line (`dsh:pid N` or `dsh:nocwd`), then diagnostics. */
 export interface Protocol {
-  /** The group id, `"nocwd"`, or `undefined` when the stream ended or was cancelled first. */
+  /** The group id, `"nocwd"`, or `undefined` when the stream ended or was stopped first. */
   readonly first: Promise<number | "nocwd" | undefined>;
   /**
    * The diagnostics after the first line: all of them when the stream ends, else what came
@@ -149,7 +209,7 @@ export interface Protocol {
    */
   rest(now: boolean): Promise<Uint8Array>;
   /** Stops reading. */
-  cancel(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
@@ -175,14 +235,14 @@ function parseFirst(line: string): number | "nocwd" | undefined {
  * @returns The protocol reader.
  */
 export function readProtocol(stream: ReadableStream<Uint8Array>): Protocol {
-  const reader = stream.getReader();
+  const reader = new Abandonable(stream);
   const first = Promise.withResolvers<number | "nocwd" | undefined>();
   const chunks: Uint8Array[] = [];
   let head: Uint8Array | undefined = new Uint8Array();
   const ended = (async () => {
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
+      const value = await reader.read();
+      if (value === undefined) return;
       if (head === undefined) {
         chunks.push(value);
         continue;
@@ -196,21 +256,21 @@ export function readProtocol(stream: ReadableStream<Uint8Array>): Protocol {
       chunks.push(parsed === undefined ? head : head.subarray(newline + 1));
       head = undefined;
     }
-  })().catch(() => {}).finally(() => {
+  })().finally(() => {
     if (head !== undefined) chunks.push(head);
     first.resolve(undefined);
   });
-  const cancel = async () => {
-    await reader.cancel(stopReading()).catch(() => {});
+  const stop = async () => {
+    reader.stop();
     await ended;
   };
   return {
     first: first.promise,
-    cancel,
+    stop,
     async rest(now) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const cut = new Promise<void>((resolve) => {
-        timer = setTimeout(() => void cancel().then(resolve), now ? 0 : DRAIN_IDLE_MS);
+        timer = setTimeout(() => void stop().then(resolve), now ? 0 : DRAIN_IDLE_MS);
       });
       await Promise.race([ended, cut]);
       clearTimeout(timer);

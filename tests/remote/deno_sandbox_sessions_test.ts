@@ -116,10 +116,18 @@ Deno.test(
   async () => {
     await using fx = await remoteFixture();
     const session = fx.executor.forSession("s1");
-    const child = await session.spawn("sleep", { args: ["300"] });
+    const child = await session.spawn("sleep", { args: ["300"], stdin: "piped" });
     fx.standIn.dropConnections(session.sandboxId!);
     await rejects(child.status, code("REMOTE_DISCONNECTED"));
     await rejects(new Response(child.stdout).text(), code("REMOTE_DISCONNECTED"));
+    const writer = child.stdin!.getWriter();
+    const big = new Uint8Array(1 << 20);
+    await rejects(
+      (async () => {
+        for (let i = 0; i < 64; i++) await writer.write(big);
+      })(),
+      code("REMOTE_DISCONNECTED"),
+    );
     equal((await session.run("true")).exitCode, 0, "the next call reconnects");
   },
 );
@@ -271,3 +279,28 @@ Deno.test("options: bad values and a missing token fail at once with clear error
     if (saved !== undefined) Deno.env.set("DENO_DEPLOY_TOKEN", saved);
   }
 });
+
+Deno.test(
+  "auth and endpoint default to DENO_DEPLOY_TOKEN, DENO_DEPLOY_ORG, DENO_SANDBOX_ENDPOINT",
+  opts,
+  async () => {
+    await using fx = await remoteFixture();
+    const names = ["DENO_DEPLOY_TOKEN", "DENO_DEPLOY_ORG", "DENO_SANDBOX_ENDPOINT"];
+    const saved = names.map((name) => Deno.env.get(name));
+    Deno.env.set("DENO_DEPLOY_TOKEN", fx.standIn.token);
+    Deno.env.set("DENO_DEPLOY_ORG", "team-org");
+    Deno.env.set("DENO_SANDBOX_ENDPOINT", fx.standIn.endpoint);
+    try {
+      const fromEnv = denoSandboxExecutor({ workspace: fx.workspace, allowNet: [] });
+      equal((await fromEnv.forSession("env").run("true")).exitCode, 0);
+      equal(fx.standIn.sandboxes()[0]?.org, "team-org");
+      await fromEnv.destroy();
+    } finally {
+      names.forEach((name, i) => {
+        const value = saved[i];
+        if (value === undefined) Deno.env.delete(name);
+        else Deno.env.set(name, value);
+      });
+    }
+  },
+);
