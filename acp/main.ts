@@ -218,7 +218,7 @@ export async function main(args: readonly string[]): Promise<number> {
     await serveStartupError(startupError, early.input);
     return 1;
   }
-  return await serve(startup, options, secrets.deepSeekApiKey, async () => {
+  return await serve(startup, options, secrets, async () => {
     if (terminal) await early.take();
     return early;
   });
@@ -238,10 +238,14 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
 async function serve(
   startup: Startup,
   options: AgentArgs,
-  apiKey: string | undefined,
+  secrets: {
+    readonly deepSeekApiKey: string | undefined;
+    readonly values: Readonly<Record<string, string>>;
+  },
   connect: () => Promise<EarlyInitialize>,
 ): Promise<number> {
   const { config } = startup;
+  const apiKey = secrets.deepSeekApiKey;
   const [{ createHarness }, { createAcpServer }] = await Promise.all([
     import("../registry/mod.ts"),
     import("./server.ts"),
@@ -280,6 +284,7 @@ async function serve(
       logLevel: options.logLevel,
       workspace,
       protectedPaths,
+      secrets: secrets.values,
     });
     const { input, initialized } = await connect();
     const server = createAcpServer(ctx, {
