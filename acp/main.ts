@@ -31,7 +31,7 @@ import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
-import { takeSecrets } from "./_stdin_prefix.ts";
+import { type AgentSecrets, takeSecrets } from "./_stdin_prefix.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -238,14 +238,10 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
 async function serve(
   startup: Startup,
   options: AgentArgs,
-  secrets: {
-    readonly deepSeekApiKey: string | undefined;
-    readonly values: Readonly<Record<string, string>>;
-  },
+  { deepSeekApiKey: apiKey, values: stdinSecrets }: Omit<AgentSecrets, "input">,
   connect: () => Promise<EarlyInitialize>,
 ): Promise<number> {
   const { config } = startup;
-  const apiKey = secrets.deepSeekApiKey;
   const [{ createHarness }, { createAcpServer }] = await Promise.all([
     import("../registry/mod.ts"),
     import("./server.ts"),
@@ -284,7 +280,7 @@ async function serve(
       logLevel: options.logLevel,
       workspace,
       protectedPaths,
-      secrets: secrets.values,
+      secrets: stdinSecrets,
     });
     const { input, initialized } = await connect();
     const server = createAcpServer(ctx, {

@@ -118,6 +118,8 @@ export async function followDetached(options: FollowOptions): Promise<JobOutcome
     return { status: "failed", error: "the agent stopped following it; the run goes on" };
   } finally {
     signal.removeEventListener("abort", onKill);
+    // Released before any read: whoever waits for the first read must not wait forever.
+    if (first) options.onFirstRead();
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { AgentHandle } from "../tools/definition.ts";
 import { formatJobNotice } from "./job_status.ts";
+import { OutputBuffer } from "./output_buffer.ts";
 import {
   abandonRecord,
   controlOf,
@@ -154,6 +155,18 @@ export function finishOwnerPoll(record: JobRecord, read: JobRead | undefined): v
   } else if (record.ownerPolls === 0) {
     notifyOwner(record);
   }
+}
+
+/** A job's output buffer, spilling to a fresh file in `spillDir`. */
+export function outputBuffer(
+  spillDir: string,
+  id: string,
+  windowBytes: number | undefined,
+): OutputBuffer {
+  return new OutputBuffer({
+    spillPath: `${spillDir}/${id}-${crypto.randomUUID().slice(0, 8)}.out`,
+    ...(windowBytes !== undefined ? { windowBytes: Math.max(1, windowBytes) } : {}),
+  });
 }
 
 /** Job ids `<kind>-<n>`, numbered per kind. */

@@ -164,6 +164,22 @@ export function adoptedProducer(
   };
 }
 
+/** Why a logged job cannot be adopted through `executor` (none, or one without detached runs). */
+export function adoptionProblem(
+  entry: DetachedJobRecord,
+  executor: Executor | undefined,
+): string | undefined {
+  const { provider, id } = entry.run.environment;
+  const where = `it runs in ${provider}${id !== undefined ? ` ${id}` : ""}`;
+  if (executor === undefined) {
+    return `job ${entry.jobId}: no executor for ${entry.kind} jobs in this agent (${where})`;
+  }
+  if (!isDetachedExecutor(executor)) {
+    return `job ${entry.jobId}: the ${executor.kind} executor of this agent cannot reach it (${where})`;
+  }
+  return undefined;
+}
+
 /** Tells the model an adopted job has a new id (its old one was taken in this process). */
 export function tellRenamed(owner: AgentHandle, jobId: string, id: string): void {
   try {

@@ -4,12 +4,16 @@
  *
  * @module
  */
-import { OutputBuffer } from "./output_buffer.ts";
 import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
 import type { AgentHandle, ToolDefinition } from "../tools/definition.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
 import { isDetachedExecutor } from "./_detached_follow.ts";
-import { adoptedProducer, pendingDetachedJobs, tellRenamed } from "./detached_jobs.ts";
+import {
+  adoptedProducer,
+  adoptionProblem,
+  pendingDetachedJobs,
+  tellRenamed,
+} from "./detached_jobs.ts";
 import {
   accessRecord,
   checkServiceOptions,
@@ -27,6 +31,7 @@ import {
   finishOwnerPoll,
   JobIds,
   killerOf,
+  outputBuffer,
   resolveOwner,
   runProducer,
   shutdownRecords,
@@ -126,10 +131,10 @@ export class JobService implements AsyncDisposable {
   }
 
   /**
-   * Adopts every durable job of a session log that has not ended (see {@linkcode adopt}), each
-   * through the executor registered for its kind ({@linkcode useDetachedExecutor}) unless one
-   * is given, and waits for each job's first read, so one that ended meanwhile has its notice
-   * queued before the next turn. Job ids seen in the log are not reused.
+   * Adopts every durable job of a session log that has not ended (see {@linkcode adopt}) through
+   * the executor registered for its kind ({@linkcode useDetachedExecutor}) or the one given, and
+   * waits for each first read (a job that ended meanwhile has its notice queued before the next
+   * turn). Job ids seen in the log are not reused.
    *
    * @param events The session's events (`agent.events`).
    * @param owner The agent that loaded the session.
@@ -145,19 +150,19 @@ export class JobService implements AsyncDisposable {
     for (const id of seen) this.#ids.countPast(id);
     const adopted: { id: string; jobId: string }[] = [];
     const problems = [...invalid];
-    const live = new Set(
-      [...this.#jobs.values()].filter((job) => job.owner === owner.sessionId)
-        .map((job) => job.durable?.logId),
-    );
+    const mine = [...this.#jobs.values()].filter((job) => job.owner === owner.sessionId);
+    const live = new Set(mine.map((job) => job.durable?.logId));
     for (const record of pending.filter((record) => !live.has(record.jobId))) {
       const chosen = executor ?? this.#detachedExecutors.get(record.kind);
-      if (chosen === undefined) {
-        problems.push(`job ${record.jobId}: no executor for ${record.kind} jobs in this agent`);
-      } else {
-        const id = this.adopt(record, executorFor(chosen, owner.sessionId), owner);
-        if (id !== record.jobId) tellRenamed(owner, record.jobId, id);
-        adopted.push({ id, jobId: record.jobId });
+      const session = chosen && executorFor(chosen, owner.sessionId);
+      const problem = adoptionProblem(record, session);
+      if (problem !== undefined) {
+        problems.push(problem);
+        continue;
       }
+      const id = this.adopt(record, session!, owner);
+      if (id !== record.jobId) tellRenamed(owner, record.jobId, id);
+      adopted.push({ id, jobId: record.jobId });
     }
     await Promise.all(adopted.map(({ id }) => this.#jobs.get(id)!.durable!.firstRead.promise));
     return { adopted, invalid: problems };
@@ -192,22 +197,16 @@ export class JobService implements AsyncDisposable {
       owner: ownerId,
       agent,
       ...(init.startedAt !== undefined ? { startedAt: init.startedAt } : {}),
-      buffer: this.#buffer(id),
+      buffer: outputBuffer(
+        this.#spillDir ??= makeSpillDir(this.#options.spillDir),
+        id,
+        this.#options.windowBytes,
+      ),
       follow: followSettings(this.#options),
     });
     this.#jobs.set(id, record);
     runProducer(record, init.run, this.#options);
     return record;
-  }
-
-  #buffer(id: string): OutputBuffer {
-    this.#spillDir ??= makeSpillDir(this.#options.spillDir);
-    const spillPath = `${this.#spillDir}/${id}-${crypto.randomUUID().slice(0, 8)}.out`;
-    const { windowBytes } = this.#options;
-    return new OutputBuffer({
-      spillPath,
-      ...(windowBytes !== undefined ? { windowBytes: Math.max(1, windowBytes) } : {}),
-    });
   }
 
   /**

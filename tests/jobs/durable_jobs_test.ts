@@ -308,7 +308,7 @@ Deno.test("locally a background job is not durable: nothing is logged and it die
   deepEqual(await waitGone(token), []);
 });
 
-Deno.test("adoptFromLog names unreadable records and kinds with no executor, and adopt refuses a local executor", async () => {
+Deno.test("adoptFromLog names unreadable records, kinds with no executor and executors without detached runs; adopt refuses a local executor", async () => {
   await using dir = await tempDir();
   await using s = await session(new LocalExecutor(), dir.path, []);
   const run = { environment: { provider: "p", id: "e" }, pid: 5, outputPath: "/o", exitPath: "/x" };
@@ -329,12 +329,22 @@ Deno.test("adoptFromLog names unreadable records and kinds with no executor, and
       run,
       startedAt: "2026-01-01T00:00:00Z",
     },
+    {
+      type: "job/detached",
+      jobId: "bash-2",
+      label: "l",
+      kind: "bash",
+      run,
+      startedAt: "2026-01-01T00:00:00Z",
+    },
   ];
   deepEqual(await s.jobs.adoptFromLog(events, s.agent), {
     adopted: [],
     invalid: [
       "job/detached bash-1: 'run.environment' is missing",
-      "job fetch-4: no executor for fetch jobs in this agent",
+      "job fetch-4: no executor for fetch jobs in this agent (it runs in p e)",
+      // The log's job ran remotely; this agent's bash runs locally now.
+      "job bash-2: the local executor of this agent cannot reach it (it runs in p e)",
     ],
   });
   let message = "";
