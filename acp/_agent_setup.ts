@@ -13,7 +13,7 @@ import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
 import { readEnv } from "./_model_endpoint.ts";
 import { retiredModelProblem } from "../agent/deepseek_models.ts";
-import type { AgentArgs } from "./main.ts";
+import type { AgentArgs } from "./_agent_args.ts";
 import type { SessionsDir } from "../agent/mod.ts";
 import { openSessionStore } from "./_session_store.ts";
 

@@ -13,7 +13,7 @@ import { type PermissionResponseWire, SessionPermissions } from "./session_permi
 import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { McpNotices } from "./_mcp_notices.ts";
 import { TurnNotices } from "./_turn_notices.ts";
-import type { AcpServerOptions } from "./server.ts";
+import type { AcpServerOptions } from "./_server_options.ts";
 import { SESSION_ENVIRONMENTS, type SessionEnvironments } from "./_session_environments.ts";
 
 /** One open session of the connection. */

@@ -24,6 +24,7 @@ import { compilePermissionRules, type PermissionMatcher } from "../tools/permiss
 import { EarlyInitialize } from "./_early_initialize.ts";
 // Evaluated after `initialize` is answered: the config, sessions and agent modules weigh.
 import type { Startup } from "./_agent_setup.ts";
+import type { AgentArgs } from "./_agent_args.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
@@ -33,23 +34,7 @@ import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
 import { type AgentSecrets, takeSecrets } from "./_stdin_prefix.ts";
 
-/** The parsed command line of the agent binary. */
-export interface AgentArgs {
-  /** `--config <path>`. */
-  readonly config?: string;
-  /** `--script <file.json>`: a scripted model. */
-  readonly script?: string;
-  /** `--sessions-dir <dir>`: overrides the config's `sessionsDir`. */
-  readonly sessionsDir?: string;
-  /** `--flush-ms <n>`: coalescing window. @default {50} */
-  readonly flushMs: number;
-  /** `--log-level` (else `DSH_LOG_LEVEL`). @default {"info"} */
-  readonly logLevel: LogLevel;
-  /** `-h`, `--help`: print the usage and exit. */
-  readonly help?: true;
-  /** `-V`, `--version`: print the version and exit. */
-  readonly version?: true;
-}
+export type { AgentArgs } from "./_agent_args.ts";
 
 /**
  * Parses the agent's command line.
