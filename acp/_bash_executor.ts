@@ -47,6 +47,7 @@ export async function createBashExecutor(
     workspace,
     writableRoots: roots,
     hiddenPaths: hiddenPathList(config.hiddenPaths),
+    envPolicy: config.env,
     ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
     ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
   };
@@ -68,6 +69,6 @@ export async function createBashExecutor(
       safety.bashSandboxed = false;
       safety.notice = notice;
     }
-    return new LocalExecutor();
+    return new LocalExecutor({ envPolicy: config.env });
   }
 }

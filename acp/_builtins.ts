@@ -111,7 +111,7 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     // Not awaited: start-up never waits for a server; its tools register when it answers, a
     // prompt waits for first attempts (at most connectTimeoutMs), and failures reach open
     // sessions as messages (acp/_mcp_notices.ts). The config was checked.
-    const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers });
+    const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers, envPolicy: config.env });
     ctx.emit("mcp/starting", { ready: fiber.ready });
   }
   // `ready` rejects with the error of a plugin that failed to apply.

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ModelAdapter } from "../agent/mod.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
 import type { ToolMode } from "../registry/mod.ts";
 import type { AgentInfo, InitializeRequestWire } from "./initialize.ts";
 
@@ -47,4 +48,9 @@ export interface AcpServerOptions {
    * error (the connection goes on). @default {MAX_FRAME_BYTES (32 MiB)}
    */
   readonly maxFrameBytes?: number;
+  /**
+   * The environment policy of the MCP servers an editor passes in `session/new` (the agent
+   * passes `dsh.jsonc` `env`). @default {{}}
+   */
+  readonly envPolicy?: EnvPolicy;
 }

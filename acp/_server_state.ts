@@ -176,7 +176,12 @@ export class ServerState {
     if (allowed.length === 0) return;
     // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
     const { startAcpMcpServers } = await import("../mcp/mod.ts");
-    const fiber = startAcpMcpServers(this.ctx, allowed, { cwd, scope: sessionId });
+    const { envPolicy } = this.options;
+    const fiber = startAcpMcpServers(this.ctx, allowed, {
+      cwd,
+      scope: sessionId,
+      ...(envPolicy === undefined ? {} : { envPolicy }),
+    });
     live.disposeMcp = () => fiber.dispose();
     // Not awaited: the session opens now and each server's tools register when it answers
     // (connectTimeoutMs bounds a server that never does); a prompt waits for first attempts.

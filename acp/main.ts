@@ -28,7 +28,6 @@ import type { AgentArgs } from "./_agent_args.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
@@ -236,8 +235,6 @@ async function serve(
   const deepSeek = startup.scripted === undefined && usesDeepSeek(config, keyed);
   const { chooseModel, loadTools } = await import("./_agent_setup.ts");
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
-  // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
-  setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
   const workspace = Deno.cwd();
@@ -277,6 +274,8 @@ async function serve(
       verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
+      // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
+      envPolicy: config.env,
       // The trust notice, and the sandbox's: it is probed when the first prompt needs it, not
       // at start-up; a failed probe is said in the session (bash then fails with it, and asks).
       notice: () =>

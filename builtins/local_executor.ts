@@ -47,8 +47,8 @@ export interface LocalExecutorOptions {
   /** The shell. @default {"bash"} */
   readonly shell?: string;
   /**
-   * The environment policy for commands (see `core/env_policy.ts`).
-   * @default {the process-wide policy of setEnvPolicy}
+   * The environment policy for commands (see `core/env_policy.ts`); the agent passes its
+   * `dsh.jsonc` `env` (there is no process-wide policy). @default {{}}
    */
   readonly envPolicy?: EnvPolicy;
   /**
@@ -81,7 +81,7 @@ export class LocalExecutor implements Executor {
   readonly hostFiles: boolean = true;
   /** The shell program. */
   readonly shell: string;
-  /** The environment policy, when one was given (else the process-wide one applies). */
+  /** The environment policy, when one was given (else `{}`: the default scrub). */
   readonly envPolicy: EnvPolicy | undefined;
   /** Whether commands run in their own PID namespace (when the host allows it). */
   readonly pidNamespace: boolean;
@@ -138,7 +138,7 @@ export class LocalExecutor implements Executor {
         );
       }
     }
-    const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
+    const inherited = childEnv(this.envPolicy);
     const launch = await this.launch(command, options.cwd);
     try {
       return await spawnTree(
@@ -223,11 +223,7 @@ export class LocalExecutor implements Executor {
    * @throws {HarnessError} `PERMISSION_DENIED` (naming `--allow-run`) or `SPAWN_FAILED`.
    */
   spawn(program: string, options: SpawnOptions = {}): Promise<ExecChild> {
-    const inherited = options.clearEnv
-      ? {}
-      : this.envPolicy === undefined
-      ? childEnv()
-      : childEnv(this.envPolicy);
+    const inherited = options.clearEnv ? {} : childEnv(this.envPolicy);
     return Promise.resolve(spawnChild(program, options, { ...inherited, ...options.env }));
   }
 

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { EnvPolicy } from "../core/env_policy.ts";
 
 /** A server launched as a subprocess and spoken to over stdio. */
 export interface McpStdioServerConfig {
@@ -69,6 +70,8 @@ export interface McpPluginConfig {
    * @default {undefined}
    */
   readonly scope?: string;
+  /** The environment policy of stdio servers (the agent passes `dsh.jsonc` `env`). @default {{}} */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /**

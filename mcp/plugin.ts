@@ -52,6 +52,7 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
     ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
     ...(config.scope === undefined ? {} : { scope: config.scope }),
     ...(config.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: config.connectTimeoutMs }),
+    ...(config.envPolicy === undefined ? {} : { envPolicy: config.envPolicy }),
   };
   const fibers = entries.map(([name, server]) =>
     ctx.plugin(mcpServerPlugin, { name, server, ...shared })
