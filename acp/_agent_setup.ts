@@ -6,7 +6,7 @@
  */
 import { dirname, resolve } from "node:path";
 import type { ModelAdapter } from "../agent/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { type AgentConfig, type ConfigTrust, loadConfig } from "./config.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import type { SafetyState } from "./_safety_config.ts";

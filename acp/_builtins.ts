@@ -5,7 +5,7 @@
  * @module
  */
 import type { Fiber } from "../core/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import {
   bashPlugin,
   fsPlugin,

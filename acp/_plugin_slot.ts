@@ -19,7 +19,7 @@ import {
   missingPermissions,
   type ResolvedPlugin,
 } from "./plugin_permissions.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import type { PluginWatch } from "./_plugin_watch.ts";
 

@@ -13,7 +13,7 @@
  * @module
  */
 import type { Fiber, Plugin } from "../core/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { reloadPlugin } from "../core/reload.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { pluginErrorText } from "./_plugin_errors.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 import type { AgentContext as ClientCaller, McpServer } from "@agentclientprotocol/sdk";
-import type { Agent } from "../agent/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { Agent } from "../agent/agent.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { AcpSession } from "./acp_session.ts";
 import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";

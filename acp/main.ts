@@ -17,7 +17,8 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import type { LogLevel } from "../core/mod.ts";
-import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
+import type { PreExecuteDecision } from "../tools/hooks.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import type { ToolExecution } from "../tools/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
@@ -227,7 +228,7 @@ async function serve(
 ): Promise<number> {
   const { config } = startup;
   const [{ createHarness }, { createAcpServer }] = await Promise.all([
-    import("../registry/mod.ts"),
+    import("../registry/tools_plugin.ts"),
     import("./server.ts"),
   ]);
   // A key file is read per session, so a missing one fails session/new with its message.

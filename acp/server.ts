@@ -5,7 +5,7 @@
  * @module
  */
 import { agent as agentApp, ndJsonStream } from "@agentclientprotocol/sdk";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { hasTerminalOutput, initializeResponse } from "./initialize.ts";
 import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
 import type { AcpServerOptions } from "./_server_options.ts";

@@ -68,7 +68,3 @@ export {
   probeIsolation,
 } from "./process_containment.ts";
 export type { Containment, ContainmentKind } from "./process_containment.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type * from "../tools/executor.ts";

@@ -22,7 +22,8 @@
  * @example Usage
  * ```ts
  * import { createAgent, createHarness, defineTool } from "../mod.ts";
- * import { eventOfType, messagesOfRole, MockAdapter, textResponse, toolCallResponse } from "./mod.ts";
+ * import { eventOfType, messagesOfRole } from "./mod.ts";
+ * import { MockAdapter, textResponse, toolCallResponse } from "../agent/mock_adapter.ts";
  * import { deepEqual, equal } from "node:assert/strict";
  *
  * const ctx = await createHarness();
@@ -45,14 +46,7 @@
  *
  * @module
  */
-export {
-  maxTokensResponse,
-  MockAdapter,
-  multiCall,
-  textResponse,
-  toolCallResponse,
-} from "../agent/mod.ts";
-export type { MockEntry, MockToolCall } from "../agent/mod.ts";
+
 export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
 export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
 export type {
@@ -70,17 +64,3 @@ export type {
   StandInSandboxInfo,
   StandInSpawnRecord,
 } from "./deno_sandbox_stand_in.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type * from "../agent/model.ts";
-export type {
-  ContextSource,
-  SessionEvent,
-  SessionEventEnvelope,
-  SessionEventMap,
-  SessionEventOf,
-  SessionEventType,
-  StopReason,
-} from "../agent/session_event.ts";
-export type { ToolsContext } from "../registry/tools_plugin.ts";

@@ -4,7 +4,7 @@
  *
  * @example Usage
  * ```ts
- * import { defineTool } from "./mod.ts";
+ * import { defineTool } from "./define_tool.ts";
  * import { deepEqual } from "node:assert/strict";
  * const tool = defineTool({
  *   name: "read_file",
@@ -17,8 +17,8 @@
  *
  * @module
  */
-export { defineTool, TOOL_NAME_REGEXP } from "./define_tool.ts";
-export type { DefinedTool, DefineToolOptions, ToolArgs, ToolParameters } from "./define_tool.ts";
+export { TOOL_NAME_REGEXP } from "./define_tool.ts";
+
 export {
   checkObjectSchema,
   isStandardSchema,
@@ -108,9 +108,6 @@ export type {
   ToolResult,
 } from "./definition.ts";
 
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type { HarnessError } from "../core/errors.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export { executorFor, mergedScript } from "./executor.ts";
 export { openFileOf } from "./exec_file.ts";
 export type {
@@ -129,3 +126,29 @@ export type {
   RunResult,
   SpawnOptions,
 } from "./executor.ts";
+export type { ApprovalScope } from "./hooks.ts";
+export type { ApprovalService } from "./hooks.ts";
+export type { AroundExecution } from "./hooks.ts";
+export type { AroundWrapper } from "./hooks.ts";
+export type { Guard } from "./hooks.ts";
+export type { PostExecuteDecision } from "./hooks.ts";
+export type { PostExecuteListener } from "./hooks.ts";
+export type { PreExecuteDecision } from "./hooks.ts";
+export type { PreExecuteListener } from "./hooks.ts";
+export type { ResultObserver } from "./hooks.ts";
+export type { ToolMode } from "./tool_table.ts";
+export type { ToolOutcome } from "./outcome.ts";
+export type { ToolFilter } from "./tool_filter.ts";
+export type { ApprovalOutcome } from "./hooks.ts";
+export type { ToolErrorCode } from "./outcome.ts";
+export type { ToolSchema } from "./tool_table.ts";
+export { checkPermissionRules } from "./permission_rules.ts";
+export { compilePermissionRules } from "./permission_rules.ts";
+export { globToRegExp } from "./permission_rules.ts";
+export { matchGlob } from "./permission_rules.ts";
+export { checkToolFilter } from "./tool_filter.ts";
+export { compileToolFilter } from "./tool_filter.ts";
+export type { PermissionMatcher } from "./permission_rules.ts";
+export type { PermissionRule } from "./permission_rules.ts";
+export type { RuleDecision } from "./permission_rules.ts";
+export type { RuleMatch } from "./permission_rules.ts";

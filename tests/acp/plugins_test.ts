@@ -10,7 +10,8 @@ import { trustFolder } from "./_trust_fixture.ts";
 
 /** The user's tool, as a plugin file that imports the package by name. */
 function wordCount(version: string, extra = ""): string {
-  return `import { type Context, defineTool } from "@dsh/harness";
+  return `import { type Context } from "@dsh/harness/core";
+import { defineTool } from "@dsh/harness";
 
 export const name = "word-count";
 export const inject = ["tools"];
