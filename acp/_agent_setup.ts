@@ -16,6 +16,7 @@ import { retiredModelProblem } from "../agent/deepseek_models.ts";
 import type { AgentArgs } from "./_agent_args.ts";
 import type { SessionsDir } from "../agent/mod.ts";
 import { openSessionStore } from "./_session_store.ts";
+import type { LiveTrees } from "../jobs/process_containment.ts";
 
 /** What start-up read: the configuration and the places it names. */
 export interface Startup {
@@ -95,7 +96,7 @@ export async function chooseModel(
 export function loadTools(
   ctx: ToolsContext,
   startup: Startup,
-  { safety, model, logLevel, workspace, protectedPaths, secrets }: {
+  { safety, model, logLevel, workspace, protectedPaths, secrets, liveTrees }: {
     readonly safety: SafetyState;
     readonly protectedPaths: ProtectedPaths;
     readonly model: string;
@@ -103,6 +104,8 @@ export function loadTools(
     readonly workspace: string;
     /** The launcher's stdin secrets (a remote executor's token). */
     readonly secrets?: Readonly<Record<string, string>>;
+    /** Where the tools' process trees are registered (the shutdown kills them). */
+    readonly liveTrees: LiveTrees;
   },
 ): Promise<void> {
   const { config, base, configFile } = startup;
@@ -118,6 +121,7 @@ export function loadTools(
       protectedPaths,
       base,
       secrets: secrets ?? {},
+      liveTrees,
     });
   }).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");

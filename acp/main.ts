@@ -33,6 +33,7 @@ import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
 import { type AgentSecrets, takeSecrets } from "./_stdin_prefix.ts";
+import { LiveTrees } from "../jobs/process_containment.ts";
 
 export type { AgentArgs } from "./_agent_args.ts";
 
@@ -238,6 +239,8 @@ async function serve(
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
+  // This agent's tool process trees: a signal or the end of stdin kills them all at once.
+  const liveTrees = new LiveTrees();
   const workspace = Deno.cwd();
   const { agentProtectedPaths } = await import("./_trust_guard.ts");
   const protectedPaths = agentProtectedPaths({
@@ -258,6 +261,7 @@ async function serve(
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
     const ready = loadTools(ctx, startup, {
+      liveTrees,
       safety,
       model,
       logLevel: options.logLevel,
@@ -295,7 +299,10 @@ async function serve(
     ]);
   } finally {
     if (reason !== "stdin closed") ctx.logger.info(`Stopping: ${reason}`);
-    await shutdownWithin(() => ctx.fiber.dispose(), { log: (m) => ctx.logger.warn(m) });
+    await shutdownWithin(() => ctx.fiber.dispose(), {
+      trees: liveTrees,
+      log: (m) => ctx.logger.warn(m),
+    });
     lifetime[Symbol.dispose]();
   }
   return exitCodeFor(reason);

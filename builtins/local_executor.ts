@@ -13,6 +13,7 @@ import { readVerified, writeVerified } from "./_safe_io.ts";
 import { openLocalFile } from "./_local_files.ts";
 import { HarnessError } from "../core/errors.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
+import { LiveTrees } from "../jobs/process_containment.ts";
 import {
   type DirEntry,
   type ExecChild,
@@ -52,6 +53,12 @@ export interface LocalExecutorOptions {
    */
   readonly envPolicy?: EnvPolicy;
   /**
+   * Where each running process tree is registered, so a shutdown kills them all at once
+   * (`liveTrees.killAll()`); the agent binary passes one set for all its executors.
+   * @default {a new set of this executor's own}
+   */
+  readonly liveTrees?: LiveTrees;
+  /**
    * Run each command in its own PID namespace when the host allows it (see
    * jobs/process_containment.ts), so no descendant outlives the call. `false` tracks the tree by
    * process group and environment marker only (commands then see and may signal host processes,
@@ -85,6 +92,8 @@ export class LocalExecutor implements Executor {
   readonly envPolicy: EnvPolicy | undefined;
   /** Whether commands run in their own PID namespace (when the host allows it). */
   readonly pidNamespace: boolean;
+  /** The running process trees of this executor's commands (see `LocalExecutorOptions`). */
+  readonly liveTrees: LiveTrees;
 
   /**
    * Creates a local executor.
@@ -95,6 +104,7 @@ export class LocalExecutor implements Executor {
     this.shell = options.shell ?? "bash";
     this.envPolicy = options.envPolicy;
     this.pidNamespace = options.pidNamespace ?? true;
+    this.liveTrees = options.liveTrees ?? new LiveTrees();
   }
 
   /**
@@ -146,6 +156,7 @@ export class LocalExecutor implements Executor {
         { ...options, env: { ...inherited, ...options.env } },
         this.pidNamespace,
         launch.input,
+        this.liveTrees,
       );
     } finally {
       await launch.done?.();

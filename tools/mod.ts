@@ -126,29 +126,32 @@ export type {
   RunResult,
   SpawnOptions,
 } from "./executor.ts";
-export type { ApprovalScope } from "./hooks.ts";
-export type { ApprovalService } from "./hooks.ts";
-export type { AroundExecution } from "./hooks.ts";
-export type { AroundWrapper } from "./hooks.ts";
-export type { Guard } from "./hooks.ts";
-export type { PostExecuteDecision } from "./hooks.ts";
-export type { PostExecuteListener } from "./hooks.ts";
-export type { PreExecuteDecision } from "./hooks.ts";
-export type { PreExecuteListener } from "./hooks.ts";
-export type { ResultObserver } from "./hooks.ts";
-export type { ToolMode } from "./tool_table.ts";
-export type { ToolOutcome } from "./outcome.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalScope,
+  ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  Guard,
+  PostExecuteDecision,
+  PostExecuteListener,
+  PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
+} from "./hooks.ts";
+export type { ToolMode, ToolSchema } from "./tool_table.ts";
+export type { ToolErrorCode, ToolOutcome } from "./outcome.ts";
 export type { ToolFilter } from "./tool_filter.ts";
-export type { ApprovalOutcome } from "./hooks.ts";
-export type { ToolErrorCode } from "./outcome.ts";
-export type { ToolSchema } from "./tool_table.ts";
-export { checkPermissionRules } from "./permission_rules.ts";
-export { compilePermissionRules } from "./permission_rules.ts";
-export { globToRegExp } from "./permission_rules.ts";
-export { matchGlob } from "./permission_rules.ts";
-export { checkToolFilter } from "./tool_filter.ts";
-export { compileToolFilter } from "./tool_filter.ts";
-export type { PermissionMatcher } from "./permission_rules.ts";
-export type { PermissionRule } from "./permission_rules.ts";
-export type { RuleDecision } from "./permission_rules.ts";
-export type { RuleMatch } from "./permission_rules.ts";
+export {
+  checkPermissionRules,
+  compilePermissionRules,
+  globToRegExp,
+  matchGlob,
+} from "./permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
+export type {
+  PermissionMatcher,
+  PermissionRule,
+  RuleDecision,
+  RuleMatch,
+} from "./permission_rules.ts";
