@@ -2,11 +2,10 @@
  * Test helpers for tool authors: drive your tools through the real agent loop with a scripted
  * model, pick what happened with typed results, and pin what an editor shows.
  *
- * - {@linkcode MockAdapter}: answers each request with the next script entry (chunk arrays,
- *   functions of the request, `"hang"` / `"hang-slow"` / `{ hangAfter }` until aborted) and
- *   records every request; an exhausted script throws `MockAdapter: script exhausted`.
- * - {@linkcode textResponse}, {@linkcode toolCallResponse}, {@linkcode multiCall},
- *   {@linkcode maxTokensResponse}: ready-made answers.
+ * - With `MockAdapter` and its ready-made answers (`textResponse`, `toolCallResponse`,
+ *   `multiCall`, `maxTokensResponse`), which come out of `@dsh/harness/agent` (one door per
+ *   name): a scripted model that answers each request with the next script entry and records
+ *   every request.
  * - {@linkcode eventsOfType} / {@linkcode eventOfType}: session events of one type, typed
  *   (`SessionEventOf<"tool/result">` has `content`, `isError`, `meta`), without `isEventType`
  *   narrowing; {@linkcode messagesOfRole}: the messages of a recorded model request by role.
