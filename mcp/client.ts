@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
+import { childEnv } from "../core/env_policy.ts";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -56,8 +56,6 @@ export interface McpClientOptions {
    * wins when set). @default {10000}
    */
   readonly timeoutMs?: number;
-  /** The environment policy of a stdio server's process. @default {{}} */
-  readonly envPolicy?: EnvPolicy;
 }
 
 /** Options of {@linkcode McpClient.callTool}. */
@@ -140,7 +138,7 @@ export class McpClient {
         command: config.command,
         args: [...(config.args ?? [])],
         // Scrubbed (no secrets, never DEEPSEEK_API_KEY), then the server's own `env` on top.
-        env: { ...childEnv(options.envPolicy), ...config.env },
+        env: { ...childEnv(config.envPolicy), ...config.env },
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         ...(onStderr === undefined ? {} : { onStderr }),
       })

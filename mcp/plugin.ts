@@ -5,7 +5,8 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
-import { checkMcpServerConfig, type McpPluginConfig } from "./config.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
+import { checkMcpServerConfig, type McpPluginConfig, type McpServerConfig } from "./config.ts";
 import { mcpServerPlugin } from "./server.ts";
 
 /**
@@ -52,10 +53,9 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
     ...(config.reconnect === undefined ? {} : { reconnect: config.reconnect }),
     ...(config.scope === undefined ? {} : { scope: config.scope }),
     ...(config.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: config.connectTimeoutMs }),
-    ...(config.envPolicy === undefined ? {} : { envPolicy: config.envPolicy }),
   };
   const fibers = entries.map(([name, server]) =>
-    ctx.plugin(mcpServerPlugin, { name, server, ...shared })
+    ctx.plugin(mcpServerPlugin, { name, server: withPolicy(server, config.envPolicy), ...shared })
   );
   // Runs before the child fibers' own (sequential) disposal: every server closes at once, so
   // disposing the plugin takes one server's close time (about 1.5 s at most), not the sum.
@@ -63,4 +63,12 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
     await Promise.all(fibers.map((fiber) => fiber.dispose()));
   });
   await Promise.all(fibers.map((fiber) => fiber.ready));
+}
+
+/** A stdio server that sets no environment policy gets the plugin's. */
+function withPolicy(server: McpServerConfig, policy: EnvPolicy | undefined): McpServerConfig {
+  if (policy === undefined || !("command" in server) || server.envPolicy !== undefined) {
+    return server;
+  }
+  return { ...server, envPolicy: policy };
 }

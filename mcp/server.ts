@@ -5,7 +5,6 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
-import type { EnvPolicy } from "../core/env_policy.ts";
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
@@ -30,8 +29,6 @@ export interface McpServerPluginConfig {
   readonly scope?: string;
   /** Default `connectTimeoutMs` when the server entry sets none. @default {10000} */
   readonly connectTimeoutMs?: number;
-  /** The environment policy of a stdio server. @default {{}} */
-  readonly envPolicy?: EnvPolicy;
 }
 
 /** Payload of the `"mcp/status"` ctx event. */
@@ -112,7 +109,6 @@ class ServerLifetime {
   readonly #server: McpServerConfig;
   readonly #tools: ToolRegistry;
   readonly #reconnect: Required<McpReconnectOptions>;
-  readonly #envPolicy: EnvPolicy | undefined;
   readonly #stop = new AbortController();
   #client: McpClient | undefined;
   #connecting: Promise<void> | undefined;
@@ -137,7 +133,6 @@ class ServerLifetime {
     this.#scope = config.scope;
     this.#server = server;
     this.#tools = tools;
-    this.#envPolicy = config.envPolicy;
     const { initialDelayMs = 500, maxDelayMs = 30_000, factor = 2, enabled = true } =
       config.reconnect ?? {};
     this.#reconnect = { initialDelayMs, maxDelayMs, factor, enabled };
@@ -313,7 +308,6 @@ class ServerLifetime {
     try {
       self = await McpClient.connect(name, this.#server, {
         signal: this.#stop.signal,
-        ...(this.#envPolicy === undefined ? {} : { envPolicy: this.#envPolicy }),
         onToolsChanged: () => self !== undefined && void this.#refresh(self),
         onClose: (reason) => self !== undefined && this.#onExit(self, reason),
         onStderr: (text) =>
