@@ -221,6 +221,22 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
 }
 
 /** Builds the harness and serves ACP until stdin closes or a stop is requested. */
+/**
+ * The trust notice, and the sandbox's: it is probed when the first prompt needs it, not at
+ * start-up; a failed probe is said in the session (bash then fails with it, and asks).
+ */
+function sessionNotice(
+  safety: SafetyState,
+  trustText: string | undefined,
+): Promise<string | undefined> {
+  return (safety.probe?.() ?? Promise.resolve()).then(
+    () => safety.notice,
+    (error) => `Cannot prepare bash: ${errorMessage(error)}`,
+  ).then((sandbox) =>
+    [trustText, sandbox].filter((t) => t !== undefined).join("\n\n") || undefined
+  );
+}
+
 async function serve(
   startup: Startup,
   options: AgentArgs,
@@ -281,15 +297,7 @@ async function serve(
       flushMs: options.flushMs,
       // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
       envPolicy: config.env,
-      // The trust notice, and the sandbox's: it is probed when the first prompt needs it, not
-      // at start-up; a failed probe is said in the session (bash then fails with it, and asks).
-      notice: () =>
-        (safety.probe?.() ?? Promise.resolve()).then(
-          () => safety.notice,
-          (error) => `Cannot prepare bash: ${errorMessage(error)}`,
-        ).then((sandbox) =>
-          [trustText, sandbox].filter((t) => t !== undefined).join("\n\n") || undefined
-        ),
+      notice: () => sessionNotice(safety, trustText),
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);
