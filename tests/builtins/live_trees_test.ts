@@ -8,9 +8,10 @@ Deno.test("each executor registers its running trees in its own LiveTrees: killA
   const b = new LocalExecutor();
   equal(a.liveTrees, shared);
   notEqual(b.liveTrees, shared);
-  let spawned!: () => void;
-  const started = new Promise<void>((resolve) => spawned = resolve);
-  const running = a.run("sleep 600", { onSpawn: () => spawned() });
+  // Killed once it runs (its first output), not while the launcher is still starting.
+  let ready!: () => void;
+  const started = new Promise<void>((resolve) => ready = resolve);
+  const running = a.run("echo ready; exec sleep 600", { onOutput: () => ready() });
   await started;
   equal(shared.size, 1);
   equal(b.liveTrees.size, 0);
