@@ -30,6 +30,9 @@
  *   exempt. Escape hatch: `// layers: allow-private <reason>` on the same or the previous line.
  * - `import-cycle`: product files that import each other, directly or through others, inside one
  *   folder too (type-only imports count). One violation per cycle, at its first file's import.
+ * - `one-door`: a name exported by more than one entry point (deno.json `exports`), reported at
+ *   each later door's export; the summary line counts exported symbols, names and multi-door
+ *   names (`.ci/_one_door.ts`).
  *
  * Prints one `file:line …: <rule>` line per violation and a count by rule; exits 1 on any.
  *
@@ -46,6 +49,7 @@ import {
   ts,
 } from "./_source_files.ts";
 import { findImportCycles, type ImportCycle } from "./_import_cycles.ts";
+import { doorExports, multiDoorNames } from "./_one_door.ts";
 
 /** Layer of each top-level folder; a folder may import only its own folder or a lower layer. */
 export const LAYERS: Readonly<Record<string, number>> = {
@@ -81,15 +85,15 @@ export const RULES: readonly string[] = [
   "examples-specifier",
   "sdk-private",
   "import-cycle",
+  "one-door",
 ];
 
 /**
  * Folders whose import cycles are known and not yet broken (issue 24): reported as notes, not
  * violations, while every other folder must stay acyclic. Remove a folder once its cycles are gone.
  * core/: `Context` and `Fiber` name each other's types (`ctx.fiber`, `fiber.ctx`, `Plugin.apply`).
- * remote/: the workspace sync (issue 23) arrives with `_sync_pull.ts` ↔ `workspace_sync.ts`.
  */
-export const CYCLES_PENDING: readonly string[] = ["acp", "builtins", "core", "remote"];
+export const CYCLES_PENDING: readonly string[] = ["core"];
 
 /** Rules that run only when `--on=` or `--only=` names them. */
 export const OFF_BY_DEFAULT: readonly string[] = ["mod-door"];
@@ -338,6 +342,32 @@ function checkSdkPrivate(
   return out;
 }
 
+/** Adds a `one-door` violation per later door of each multi-door name; returns the summary note. */
+function checkOneDoor(
+  entries: readonly string[],
+  sources: ReadonlyMap<string, ts.SourceFile>,
+  violations: Violation[],
+): string {
+  const doors = doorExports(entries, (path) => sources.get(path));
+  const multi = multiDoorNames(doors);
+  for (const [name, [first, ...others]] of multi) {
+    for (const door of others) {
+      const line = doors.get(door)!.find((e) => e.name === name)!.line;
+      violations.push({
+        file: door,
+        line,
+        what: `exports ${name}`,
+        rule: "one-door",
+        detail: `${first} exports it too: each name comes out of one door`,
+      });
+    }
+  }
+  const symbols = [...doors.values()].reduce((sum, names) => sum + names.length, 0);
+  const names = new Set([...doors.values()].flatMap((list) => list.map((e) => e.name))).size;
+  return `note: ${doors.size} entry points export ${symbols} symbols for ${names} names; ` +
+    `${multi.size} name(s) from several doors`;
+}
+
 /** What {@linkcode checkLayers} found: the report's lines and the exit code (0 clean, 1 violations). */
 export interface LayerReport {
   readonly lines: readonly string[];
@@ -368,8 +398,10 @@ export async function checkLayers(
   const violations: Violation[] = [];
   const notes: string[] = [];
   let importCount = 0;
+  const sources = new Map<string, ts.SourceFile>();
   for (const file of files) {
     const { source, text } = await parseSourceFile(file, root);
+    sources.set(file.path, source);
     const { sites, notes: dynamicLines } = collectImports(source);
     for (const line of dynamicLines) {
       notes.push(`${file.path}:${line} note: non-literal dynamic import() is not checked`);
@@ -404,6 +436,7 @@ export async function checkLayers(
       }
     }
   }
+  notes.push(checkOneDoor([...pkg.entries.keys()], sources, violations));
   const cycles = findImportCycles(graph);
   const pending = new Set<string>();
   for (const { path, files: members } of cycles) {

@@ -6,16 +6,17 @@
  */
 import { dirname, resolve } from "node:path";
 import type { ModelAdapter } from "../agent/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { type AgentConfig, type ConfigTrust, loadConfig } from "./config.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import { bannerLine } from "./_cli.ts";
 import { readEnv } from "./_model_endpoint.ts";
 import { retiredModelProblem } from "../agent/deepseek_models.ts";
-import type { AgentArgs } from "./main.ts";
+import type { AgentArgs } from "./_agent_args.ts";
 import type { SessionsDir } from "../agent/mod.ts";
 import { openSessionStore } from "./_session_store.ts";
+import type { LiveTrees } from "../jobs/process_containment.ts";
 
 /** What start-up read: the configuration and the places it names. */
 export interface Startup {
@@ -95,7 +96,7 @@ export async function chooseModel(
 export function loadTools(
   ctx: ToolsContext,
   startup: Startup,
-  { safety, model, logLevel, workspace, protectedPaths, secrets }: {
+  { safety, model, logLevel, workspace, protectedPaths, secrets, liveTrees }: {
     readonly safety: SafetyState;
     readonly protectedPaths: ProtectedPaths;
     readonly model: string;
@@ -103,6 +104,8 @@ export function loadTools(
     readonly workspace: string;
     /** The launcher's stdin secrets (a remote executor's token). */
     readonly secrets?: Readonly<Record<string, string>>;
+    /** Where the tools' process trees are registered (the shutdown kills them). */
+    readonly liveTrees: LiveTrees;
   },
 ): Promise<void> {
   const { config, base, configFile } = startup;
@@ -118,6 +121,7 @@ export function loadTools(
       protectedPaths,
       base,
       secrets: secrets ?? {},
+      liveTrees,
     });
   }).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");

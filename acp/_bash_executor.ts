@@ -12,6 +12,7 @@ import { createExecutor, hiddenPathList, SandboxUnavailableError } from "../buil
 import type { AgentConfig } from "./config.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { missingSandboxNotice, type SafetyState } from "./_safety_config.ts";
+import type { LiveTrees } from "../jobs/process_containment.ts";
 
 /** Options of {@linkcode createBashExecutor}. */
 export interface BashExecutorOptions {
@@ -27,6 +28,8 @@ export interface BashExecutorOptions {
   readonly bwrap?: string;
   /** Bound read-only in the sandbox. @default {the defaults of the workspace and roots} */
   readonly protectedPaths?: ProtectedPaths;
+  /** Where the executor registers its process trees (the shutdown kills them). @default {its own} */
+  readonly liveTrees?: LiveTrees;
 }
 
 /**
@@ -47,6 +50,8 @@ export async function createBashExecutor(
     workspace,
     writableRoots: roots,
     hiddenPaths: hiddenPathList(config.hiddenPaths),
+    envPolicy: config.env,
+    ...(options.liveTrees === undefined ? {} : { liveTrees: options.liveTrees }),
     ...(options.bwrap === undefined ? {} : { bwrap: options.bwrap }),
     ...(options.protectedPaths === undefined ? {} : { protectedPaths: options.protectedPaths }),
   };
@@ -68,6 +73,9 @@ export async function createBashExecutor(
       safety.bashSandboxed = false;
       safety.notice = notice;
     }
-    return new LocalExecutor();
+    return new LocalExecutor({
+      envPolicy: config.env,
+      ...(options.liveTrees === undefined ? {} : { liveTrees: options.liveTrees }),
+    });
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Fiber } from "../core/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import {
   bashPlugin,
   fsPlugin,
@@ -21,6 +21,7 @@ import { createBashExecutor } from "./_bash_executor.ts";
 import { LazyExecutor } from "./_lazy_bash.ts";
 import type { SafetyState } from "./_safety_config.ts";
 import type { Executor } from "../tools/executor.ts";
+import type { LiveTrees } from "../jobs/process_containment.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
 export interface LoadBuiltinsOptions {
@@ -38,6 +39,8 @@ export interface LoadBuiltinsOptions {
   readonly base?: string;
   /** The launcher's stdin secrets (a remote executor's token and secrets). @default {{}} */
   readonly secrets?: Readonly<Record<string, string>>;
+  /** Where bash's executor registers its process trees (the shutdown kills them). @default {its own} */
+  readonly liveTrees?: LiveTrees;
 }
 
 /**
@@ -73,6 +76,7 @@ async function chooseExecutor(
       roots: options.roots ?? [],
       ...(safety === undefined ? {} : { safety }),
       protectedPaths,
+      ...(options.liveTrees === undefined ? {} : { liveTrees: options.liveTrees }),
     })
   );
   if (safety !== undefined) safety.probe = () => executor.ready();
@@ -111,7 +115,7 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
     // Not awaited: start-up never waits for a server; its tools register when it answers, a
     // prompt waits for first attempts (at most connectTimeoutMs), and failures reach open
     // sessions as messages (acp/_mcp_notices.ts). The config was checked.
-    const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers });
+    const fiber = ctx.plugin(mcpPlugin, { servers: config.mcpServers, envPolicy: config.env });
     ctx.emit("mcp/starting", { ready: fiber.ready });
   }
   // `ready` rejects with the error of a plugin that failed to apply.

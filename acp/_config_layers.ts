@@ -8,7 +8,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { userConfigDir } from "../core/user_dirs.ts";
-import type { AgentConfig } from "./config.ts";
+import type { AgentConfig } from "./_config_types.ts";
 import {
   absolutePaths,
   gateProject,

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { Agent } from "../agent/mod.ts";
+import type { Agent } from "../agent/agent.ts";
 import { errorMessage } from "../core/error_message.ts";
 import type { JobService } from "../jobs/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 
 /** Adopts the loaded session's durable jobs; returns what the user should be told. */
 export async function adoptSessionJobs(ctx: ToolsContext, agent: Agent): Promise<string[]> {

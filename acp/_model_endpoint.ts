@@ -7,7 +7,7 @@
  * @module
  */
 import type { DeepSeekAdapterOptions } from "../agent/mod.ts";
-import type { AgentConfig } from "./config.ts";
+import type { AgentConfig } from "./_config_types.ts";
 
 /** Reads one variable; `""` and a missing `--allow-env` count as unset. */
 export type EnvReader = (name: string) => string | undefined;

@@ -19,7 +19,45 @@ import {
   missingPermissions,
   type ResolvedPlugin,
 } from "./plugin_permissions.ts";
-import type { Loader } from "./_plugins.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
+import type { ProtectedPaths } from "../builtins/protected_paths.ts";
+import type { PluginWatch } from "./_plugin_watch.ts";
+
+/** Options of `loadConfigPlugins` (`_plugins.ts`). */
+export interface ConfigPluginsOptions {
+  /** The resolved `plugins` entries. */
+  readonly plugins: readonly ResolvedPlugin[];
+  /** Shows a message to the user (the ACP sessions). */
+  readonly notify: (text: string) => void;
+  /**
+   * Holds a change of a watched file for the user's approval: it loads only once
+   * `change.decide(true)` is called. Without it, changes load at once (only for embedders whose
+   * plugin files no tool can write). @default {undefined}
+   */
+  readonly review?: (change: PluginChange) => void;
+  /** Where each plugin's files are protected (source `plugin:<specifier>`). @default {undefined} */
+  readonly protectedPaths?: ProtectedPaths;
+  /** Watch local plugin files and offer their changes for reload. @default {true} */
+  readonly watch?: boolean;
+  /** Quiet period after the last change before reviewing it, in ms. @default {100} */
+  readonly debounceMs?: number;
+  /** Type-check an edited `.ts` plugin (`deno check`, beside the reload; a failure rolls it back). @default {true} */
+  readonly typeCheck?: boolean;
+  /** The config file `deno check` and `deno info` resolve `@dsh/harness` with. @default {undefined} */
+  readonly configFile?: string;
+}
+
+/** What every step of loading a plugin needs. */
+export interface Loader {
+  readonly ctx: ToolsContext;
+  readonly options: ConfigPluginsOptions;
+  readonly slots: readonly Slot[];
+  /** Loads run one at a time (so each plugin's tools are known). */
+  queue: Promise<void>;
+  /** Local modules already imported into this process (they stay until a restart). */
+  readonly inProcess: Set<string>;
+  watch: PluginWatch | undefined;
+}
 
 /** One file of a {@linkcode PluginChange}. */
 export interface ChangedFile {

@@ -13,15 +13,16 @@
  * @module
  */
 import type { Fiber, Plugin } from "../core/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { reloadPlugin } from "../core/reload.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { pluginErrorText } from "./_plugin_errors.ts";
 import { localModules, readTexts } from "./_plugin_graph.ts";
 import { PluginWatch } from "./_plugin_watch.ts";
-import { type ResolvedPlugin, resolvePlugins } from "./plugin_permissions.ts";
+import { resolvePlugins } from "./plugin_permissions.ts";
 import {
-  type PluginChange,
+  type ConfigPluginsOptions,
+  type Loader,
   reviewChange,
   type Slot,
   trackPluginTools,
@@ -29,48 +30,12 @@ import {
   warnMissingPermissions,
 } from "./_plugin_slot.ts";
 
-export type { ChangedFile, PluginChange } from "./_plugin_slot.ts";
-
-/** Options of {@linkcode loadConfigPlugins}. */
-export interface ConfigPluginsOptions {
-  /** The resolved `plugins` entries. */
-  readonly plugins: readonly ResolvedPlugin[];
-  /** Shows a message to the user (the ACP sessions). */
-  readonly notify: (text: string) => void;
-  /**
-   * Holds a change of a watched file for the user's approval: it loads only once
-   * `change.decide(true)` is called. Without it, changes load at once (only for embedders whose
-   * plugin files no tool can write). @default {undefined}
-   */
-  readonly review?: (change: PluginChange) => void;
-  /** Where each plugin's files are protected (source `plugin:<specifier>`). @default {undefined} */
-  readonly protectedPaths?: ProtectedPaths;
-  /** Watch local plugin files and offer their changes for reload. @default {true} */
-  readonly watch?: boolean;
-  /** Quiet period after the last change before reviewing it, in ms. @default {100} */
-  readonly debounceMs?: number;
-  /** Type-check an edited `.ts` plugin (`deno check`, beside the reload; a failure rolls it back). @default {true} */
-  readonly typeCheck?: boolean;
-  /** The config file `deno check` and `deno info` resolve `@dsh/harness` with. @default {undefined} */
-  readonly configFile?: string;
-}
+export type { ChangedFile, ConfigPluginsOptions, PluginChange } from "./_plugin_slot.ts";
 
 /** The loaded plugins. */
 export interface ConfigPlugins extends AsyncDisposable {
   /** Resolves when every plugin has been tried once (a failed one is reported, not thrown). */
   readonly ready: Promise<void>;
-}
-
-/** What every step of loading a plugin needs. */
-export interface Loader {
-  readonly ctx: ToolsContext;
-  readonly options: ConfigPluginsOptions;
-  readonly slots: readonly Slot[];
-  /** Loads run one at a time (so each plugin's tools are known). */
-  queue: Promise<void>;
-  /** Local modules already imported into this process (they stay until a restart). */
-  readonly inProcess: Set<string>;
-  watch: PluginWatch | undefined;
 }
 
 /**

@@ -16,7 +16,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import type { Executor } from "../tools/executor.ts";
 import type { ProtectedPaths } from "../builtins/protected_paths.ts";
 import { createWorkspaceSync, denoSandboxExecutor, type SandboxSecret } from "../remote/mod.ts";

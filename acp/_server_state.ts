@@ -6,14 +6,14 @@
  * @module
  */
 import type { AgentContext as ClientCaller, McpServer } from "@agentclientprotocol/sdk";
-import type { Agent } from "../agent/mod.ts";
-import type { ToolsContext } from "../registry/mod.ts";
+import type { Agent } from "../agent/agent.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { AcpSession } from "./acp_session.ts";
 import { type PermissionResponseWire, SessionPermissions } from "./session_permissions.ts";
 import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { McpNotices } from "./_mcp_notices.ts";
 import { TurnNotices } from "./_turn_notices.ts";
-import type { AcpServerOptions } from "./server.ts";
+import type { AcpServerOptions } from "./_server_options.ts";
 import { SESSION_ENVIRONMENTS, type SessionEnvironments } from "./_session_environments.ts";
 
 /** One open session of the connection. */
@@ -176,7 +176,12 @@ export class ServerState {
     if (allowed.length === 0) return;
     // Loaded on demand: the MCP SDK is large and most sessions bring no servers.
     const { startAcpMcpServers } = await import("../mcp/mod.ts");
-    const fiber = startAcpMcpServers(this.ctx, allowed, { cwd, scope: sessionId });
+    const { envPolicy } = this.options;
+    const fiber = startAcpMcpServers(this.ctx, allowed, {
+      cwd,
+      scope: sessionId,
+      ...(envPolicy === undefined ? {} : { envPolicy }),
+    });
     live.disposeMcp = () => fiber.dispose();
     // Not awaited: the session opens now and each server's tools register when it answers
     // (connectTimeoutMs bounds a server that never does); a prompt waits for first attempts.

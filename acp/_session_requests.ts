@@ -14,9 +14,10 @@ import {
   type StopReason as AcpStopReason,
 } from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
-import { type Agent, createAgent, onAgentEvent } from "../agent/mod.ts";
+import { type Agent, createAgent } from "../agent/agent.ts";
+import { onAgentEvent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
-import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registry/mod.ts";
+import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../tools/hooks.ts";
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 import type { PluginChange } from "./_plugin_slot.ts";

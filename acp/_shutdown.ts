@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { killAllTrees } from "../jobs/process_containment.ts";
+import type { LiveTrees } from "../jobs/process_containment.ts";
 import { errorMessage } from "../core/error_message.ts";
 
 /** Why the agent stops. */
@@ -77,6 +77,8 @@ export interface ShutdownOptions {
   readonly hardKillMs?: number;
   /** Where a slow or failed disposal is reported. */
   readonly log?: (message: string) => void;
+  /** The process trees killed with SIGKILL at `hardKillMs` and in the last sweep. @default {none} */
+  readonly trees?: LiveTrees;
 }
 
 function delay(ms: number): { promise: Promise<void>; cancel(): void } {
@@ -98,7 +100,8 @@ export async function shutdownWithin(
   dispose: () => Promise<void>,
   options: ShutdownOptions = {},
 ): Promise<void> {
-  const { deadlineMs = 1500, hardKillMs = 800, log } = options;
+  const { deadlineMs = 1500, hardKillMs = 800, log, trees } = options;
+  const killAll = () => trees?.killAll() ?? Promise.resolve();
   let done = false;
   const disposing = Promise.resolve().then(dispose).then(
     () => void (done = true),
@@ -111,7 +114,7 @@ export async function shutdownWithin(
   const hardKill = hard.promise.then(async () => {
     if (done) return;
     log?.(`The agent did not stop within ${hardKillMs} ms: killing every tool process`);
-    await killAllTrees();
+    await killAll();
   });
   const deadline = delay(deadlineMs);
   await Promise.race([disposing, deadline.promise]);
@@ -120,6 +123,6 @@ export async function shutdownWithin(
   if (!done) log?.(`The agent did not stop within ${deadlineMs} ms: exiting anyway`);
   // Whatever is left (a tree registered late, a kill still in flight) goes now.
   const sweep = delay(300);
-  await Promise.race([Promise.all([killAllTrees(), done ? undefined : hardKill]), sweep.promise]);
+  await Promise.race([Promise.all([killAll(), done ? undefined : hardKill]), sweep.promise]);
   sweep.cancel();
 }

@@ -14,18 +14,17 @@
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import { absoluteSecretFiles, gateExecutor, mergeExecutor } from "./_trust_executor.ts";
+import {
+  absoluteSecretFiles,
+  gateExecutor,
+  mergeExecutor,
+  type TrustItem,
+} from "./_trust_executor.ts";
+
+export type { TrustItem } from "./_trust_executor.ts";
 
 /** A raw (validated) config object, before defaults. */
 export type RawConfig = Readonly<Record<string, unknown>>;
-
-/** One thing a project config asks for that needs trust. */
-export interface TrustItem {
-  /** Canonical and stable: what a grant records and compares. */
-  readonly key: string;
-  /** What it means, for the user. */
-  readonly label: string;
-}
 
 /** The project config split by trust. */
 export interface TrustGate {

@@ -9,7 +9,14 @@
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import type { TrustItem } from "./_trust.ts";
+
+/** One thing a project config asks for that needs trust. */
+export interface TrustItem {
+  /** Canonical and stable: what a grant records and compares. */
+  readonly key: string;
+  /** What it means, for the user. */
+  readonly label: string;
+}
 
 type Rec = Record<string, unknown>;
 

@@ -13,7 +13,9 @@ import { diffLines } from "diff";
 import { relative } from "node:path";
 import { hasHiddenText, safeText } from "../core/safe_text.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
-import type { ServerState } from "./_server_state.ts";
+import type { AgentContext as ClientCaller } from "@agentclientprotocol/sdk";
+import type { Logger } from "../core/mod.ts";
+import type { SessionUpdateWire } from "./session_update_wire.ts";
 import type { ToolCallContentWire } from "./session_update_wire.ts";
 import type { PermissionOptionWire, PermissionResponseWire } from "./session_permissions.ts";
 import { cardTitle, reasonItem } from "./_card_text.ts";
@@ -80,9 +82,24 @@ export function reloadCard(
   return { title: cardTitle(`Reload plugin ${what} from disk?`), content };
 }
 
+/** What {@linkcode TurnNotices} reads of its connection's state (`ServerState`). */
+export interface NoticeHost {
+  /** The open sessions: a running turn, and the workspace the reload card names paths in. */
+  readonly sessions: ReadonlyMap<
+    string,
+    { readonly turn: AbortController | undefined; readonly agent: { readonly cwd: string } }
+  >;
+  readonly client: ClientCaller | undefined;
+  readonly ctx: { readonly logger: Logger };
+  /** Sends `session/update` notifications for one session, in order. */
+  sender(sessionId: string): (update: SessionUpdateWire) => void;
+  /** Says a `[dsh]` notice in a session. */
+  notice(sessionId: string, text: string): void;
+}
+
 /** Notices and reload prompts of one connection, delivered inside turns. */
 export class TurnNotices {
-  readonly #state: ServerState;
+  readonly #state: NoticeHost;
   readonly #queued = new Map<string, string[]>();
   /** Said while no session was open: the next prompt of any session gets them. */
   readonly #unseen: string[] = [];
@@ -90,7 +107,7 @@ export class TurnNotices {
   #asking: Promise<void> = Promise.resolve();
   #seq = 0;
 
-  constructor(state: ServerState) {
+  constructor(state: NoticeHost) {
     this.#state = state;
   }
 

@@ -17,39 +17,25 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import type { LogLevel } from "../core/mod.ts";
-import type { PreExecuteDecision, ToolsContext } from "../registry/mod.ts";
+import type { PreExecuteDecision } from "../tools/hooks.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
 import type { ToolExecution } from "../tools/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
 import { EarlyInitialize } from "./_early_initialize.ts";
 // Evaluated after `initialize` is answered: the config, sessions and agent modules weigh.
 import type { Startup } from "./_agent_setup.ts";
+import type { AgentArgs } from "./_agent_args.ts";
 import { guardStdout } from "./_stdout_guard.ts";
 import { serveStartupError, writeFrame } from "./_startup_error.ts";
 import { errorMessage } from "../core/error_message.ts";
-import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
 import { type AgentSecrets, takeSecrets } from "./_stdin_prefix.ts";
+import { LiveTrees } from "../jobs/process_containment.ts";
 
-/** The parsed command line of the agent binary. */
-export interface AgentArgs {
-  /** `--config <path>`. */
-  readonly config?: string;
-  /** `--script <file.json>`: a scripted model. */
-  readonly script?: string;
-  /** `--sessions-dir <dir>`: overrides the config's `sessionsDir`. */
-  readonly sessionsDir?: string;
-  /** `--flush-ms <n>`: coalescing window. @default {50} */
-  readonly flushMs: number;
-  /** `--log-level` (else `DSH_LOG_LEVEL`). @default {"info"} */
-  readonly logLevel: LogLevel;
-  /** `-h`, `--help`: print the usage and exit. */
-  readonly help?: true;
-  /** `-V`, `--version`: print the version and exit. */
-  readonly version?: true;
-}
+export type { AgentArgs } from "./_agent_args.ts";
 
 /**
  * Parses the agent's command line.
@@ -235,6 +221,22 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
 }
 
 /** Builds the harness and serves ACP until stdin closes or a stop is requested. */
+/**
+ * The trust notice, and the sandbox's: it is probed when the first prompt needs it, not at
+ * start-up; a failed probe is said in the session (bash then fails with it, and asks).
+ */
+function sessionNotice(
+  safety: SafetyState,
+  trustText: string | undefined,
+): Promise<string | undefined> {
+  return (safety.probe?.() ?? Promise.resolve()).then(
+    () => safety.notice,
+    (error) => `Cannot prepare bash: ${errorMessage(error)}`,
+  ).then((sandbox) =>
+    [trustText, sandbox].filter((t) => t !== undefined).join("\n\n") || undefined
+  );
+}
+
 async function serve(
   startup: Startup,
   options: AgentArgs,
@@ -243,7 +245,7 @@ async function serve(
 ): Promise<number> {
   const { config } = startup;
   const [{ createHarness }, { createAcpServer }] = await Promise.all([
-    import("../registry/mod.ts"),
+    import("../registry/tools_plugin.ts"),
     import("./server.ts"),
   ]);
   // A key file is read per session, so a missing one fails session/new with its message.
@@ -251,10 +253,10 @@ async function serve(
   const deepSeek = startup.scripted === undefined && usesDeepSeek(config, keyed);
   const { chooseModel, loadTools } = await import("./_agent_setup.ts");
   const { createAdapter, model } = await chooseModel(startup, deepSeek, apiKey);
-  // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
-  setEnvPolicy(config.env);
   const safety: SafetyState = { bashSandboxed: undefined, notice: undefined };
   const ctx: ToolsContext = await createHarness({ name: "dsh", logLevel: options.logLevel });
+  // This agent's tool process trees: a signal or the end of stdin kills them all at once.
+  const liveTrees = new LiveTrees();
   const workspace = Deno.cwd();
   const { agentProtectedPaths } = await import("./_trust_guard.ts");
   const protectedPaths = agentProtectedPaths({
@@ -275,6 +277,7 @@ async function serve(
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
     const ready = loadTools(ctx, startup, {
+      liveTrees,
       safety,
       model,
       logLevel: options.logLevel,
@@ -292,15 +295,9 @@ async function serve(
       verifySessionsDir: () => startup.sessions.verify(),
       toolMode: config.toolMode,
       flushMs: options.flushMs,
-      // The trust notice, and the sandbox's: it is probed when the first prompt needs it, not
-      // at start-up; a failed probe is said in the session (bash then fails with it, and asks).
-      notice: () =>
-        (safety.probe?.() ?? Promise.resolve()).then(
-          () => safety.notice,
-          (error) => `Cannot prepare bash: ${errorMessage(error)}`,
-        ).then((sandbox) =>
-          [trustText, sandbox].filter((t) => t !== undefined).join("\n\n") || undefined
-        ),
+      // Every process a tool starts gets this scrubbed environment (never DEEPSEEK_API_KEY).
+      envPolicy: config.env,
+      notice: () => sessionNotice(safety, trustText),
       ...(initialized !== undefined ? { initialized } : {}),
     });
     const connection = server.connect(Deno.stdout.writable, input);
@@ -310,7 +307,10 @@ async function serve(
     ]);
   } finally {
     if (reason !== "stdin closed") ctx.logger.info(`Stopping: ${reason}`);
-    await shutdownWithin(() => ctx.fiber.dispose(), { log: (m) => ctx.logger.warn(m) });
+    await shutdownWithin(() => ctx.fiber.dispose(), {
+      trees: liveTrees,
+      log: (m) => ctx.logger.warn(m),
+    });
     lifetime[Symbol.dispose]();
   }
   return exitCodeFor(reason);

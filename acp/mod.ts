@@ -72,8 +72,6 @@ export type {
   LoadedConfig,
   ModelConfig,
   ModelProvider,
-  PermissionRule,
-  RuleDecision,
   SandboxSetting,
   TrustItem,
 } from "./config.ts";
@@ -96,14 +94,3 @@ export { main, parseAgentArgs, usesDeepSeek } from "./main.ts";
 export type { AgentArgs } from "./main.ts";
 export { agentCommand } from "./launch.ts";
 export type { AgentCommand } from "./launch.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type { MockAdapter, MockEntry } from "../agent/mock_adapter.ts";
-export type { SessionEvent, SessionEventEnvelope } from "../agent/session_event.ts";
-export type * from "../agent/model.ts";
-export type { LogLevel } from "../core/logger.ts";
-export type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from "../mcp/config.ts";
-export type { ToolsContext } from "../registry/tools_plugin.ts";
-export type { EnvInherit, EnvPolicy } from "../core/env_policy.ts";
-export type { SandboxLevel, SandboxMode } from "../builtins/sandbox.ts";

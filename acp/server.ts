@@ -5,59 +5,14 @@
  * @module
  */
 import { agent as agentApp, ndJsonStream } from "@agentclientprotocol/sdk";
-import type { ModelAdapter } from "../agent/mod.ts";
-import type { ToolMode, ToolsContext } from "../registry/mod.ts";
-import {
-  type AgentInfo,
-  hasTerminalOutput,
-  type InitializeRequestWire,
-  initializeResponse,
-} from "./initialize.ts";
+import type { ToolsContext } from "../registry/tools_plugin.ts";
+import { hasTerminalOutput, initializeResponse } from "./initialize.ts";
 import { boundFrames, MAX_FRAME_BYTES, oversizedError, shareOutput } from "./_frame_limit.ts";
+import type { AcpServerOptions } from "./_server_options.ts";
 import { ServerState } from "./_server_state.ts";
 import { listen, loadSession, newSession, promptSession } from "./_session_requests.ts";
 
-/** Options of {@linkcode createAcpServer}. */
-export interface AcpServerOptions {
-  /** Makes the model adapter of a new or loaded session. */
-  readonly createAdapter: () => ModelAdapter;
-  /** The model id. */
-  readonly model: string;
-  /** Where session logs live (must exist). */
-  readonly sessionsDir: string;
-  /**
-   * Signs every session log; `session/load` then refuses a log changed by anyone else (see
-   * `loadSessionKey`). @default {unsigned logs, loaded unchecked}
-   */
-  readonly logKey?: Uint8Array;
-  /** Throws when the sessions folder was replaced (a link); called before each log is opened. */
-  readonly verifySessionsDir?: () => void;
-  /** How tools are presented to the model. @default {"native"} */
-  readonly toolMode?: ToolMode;
-  /** Coalescing window for deltas and terminal output, in ms. @default {50} */
-  readonly flushMs?: number;
-  /**
-   * A notice said once per session, as an agent message before its first prompt's answer (for
-   * example that bubblewrap is missing). Read (awaited) at each first prompt. @default {none}
-   */
-  readonly notice?: () => string | undefined | Promise<string | undefined>;
-  /** The base system prompt. @default {the agent's default} */
-  readonly systemPrompt?: string;
-  /** Resolves once the tools are loaded; session requests wait for it. @default {Promise.resolve()} */
-  readonly ready?: Promise<void>;
-  /** `agentInfo` of the initialize response. @default {DSH_AGENT_INFO} */
-  readonly agentInfo?: AgentInfo;
-  /**
-   * An `initialize` request the caller already answered (with `initializeResponse()`); the app
-   * then registers no initialize handler. @default {undefined}
-   */
-  readonly initialized?: InitializeRequestWire;
-  /**
-   * The largest message read, in bytes; a longer one is dropped and answered with a JSON-RPC
-   * error (the connection goes on). @default {MAX_FRAME_BYTES (32 MiB)}
-   */
-  readonly maxFrameBytes?: number;
-}
+export type { AcpServerOptions } from "./_server_options.ts";
 
 /** A running ACP connection of {@linkcode AcpServer}. */
 export interface AcpServerConnection {

@@ -23,8 +23,8 @@
  *
  * @module
  */
-export { Agent, createAgent, SYSTEM_PROMPT_HOOK } from "./agent.ts";
-export type { AgentContext, CreateAgentOptions, PromptOptions, PromptResult } from "./agent.ts";
+export { SYSTEM_PROMPT_HOOK } from "./agent.ts";
+export type { AgentContext, PromptOptions, PromptResult } from "./agent.ts";
 export { DEEPSEEK_MODELS, DeepSeekAdapter } from "./deepseek.ts";
 export type { DeepSeekAdapterOptions, ReasoningEffort, ThinkingMode } from "./deepseek.ts";
 export {
@@ -80,6 +80,3 @@ export { importSessionLog } from "./import_session_log.ts";
 export type { ImportedSessionLog } from "./import_session_log.ts";
 export { prepareSessionsDir, UnsafePathError } from "./sessions_dir.ts";
 export type { SessionsDir } from "./sessions_dir.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";

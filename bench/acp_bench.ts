@@ -11,9 +11,9 @@
  * start-up median directly.
  */
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
-import { MockAdapter, multiCall, textResponse } from "../testing/mod.ts";
-import { createHarness } from "../registry/mod.ts";
-import { defineTool } from "../tools/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../agent/mod.ts";
+import { createHarness } from "../mod.ts";
+import { defineTool } from "../mod.ts";
 import { createAcpServer } from "../acp/server.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 import { DEFAULT_CONFIG } from "../acp/config.ts";

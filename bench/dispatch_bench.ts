@@ -21,7 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createHarness } from "../registry/mod.ts";
+import { createHarness } from "../mod.ts";
 import { defineTool } from "../tools/define_tool.ts";
 
 const ARGS = { text: "hello", n: 1 };

@@ -14,7 +14,7 @@ import { createAgent } from "../agent/agent.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../agent/mock_adapter.ts";
 import { readSessionLog } from "../agent/read_session_log.ts";
 import { SessionLog } from "../agent/session_log.ts";
-import { createHarness } from "../registry/mod.ts";
+import { createHarness } from "../mod.ts";
 
 const STEPS = 20;
 const dir = await Deno.makeTempDir({ prefix: "dsh_loop_bench_" });

@@ -3,7 +3,7 @@
  * `ctx.tools.execute()` pipeline) against a native echo tool in the same registry (baseline),
  * plus the bare SDK round trip without the registry. Run: `deno bench -A bench/mcp_bench.ts`.
  */
-import { createHarness } from "../registry/mod.ts";
+import { createHarness } from "../mod.ts";
 import { McpClient, mcpPlugin } from "../mcp/mod.ts";
 
 const bin = new URL(

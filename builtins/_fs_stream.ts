@@ -6,7 +6,7 @@
  */
 import type { Executor } from "../tools/executor.ts";
 import { openFileOf } from "../tools/exec_file.ts";
-import type { FileVersion } from "./fs_read.ts";
+import type { FileVersion } from "./_fs_types.ts";
 
 export type { FileVersion };
 

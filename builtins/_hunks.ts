@@ -6,7 +6,16 @@
  * @module
  */
 import { structuredPatch } from "diff";
-import type { MetaDiff } from "./fs_write.ts";
+
+/** One applied hunk as stored in `meta.diffs` (a JSON-shaped `FileDiff`). */
+export type MetaDiff = {
+  /** The absolute path. */
+  readonly path: string;
+  /** Context and removed lines, or `null` when there are none. */
+  readonly oldText: string | null;
+  /** Context and added lines. */
+  readonly newText: string;
+};
 
 const CONTEXT = 3;
 

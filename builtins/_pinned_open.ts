@@ -32,7 +32,7 @@
  */
 import { HarnessError } from "../core/errors.ts";
 import { describeFsError, type FsOperation } from "./_fs_errors.ts";
-import type { FsTarget } from "./fs_read.ts";
+import type { FsTarget } from "./_fs_types.ts";
 
 // Process-wide on purpose: it guards the process-wide working directory (see above).
 let pinnedOpen = false;

@@ -21,9 +21,9 @@ import {
 import {
   type Containment,
   initStatusSignal,
+  type LiveTrees,
   ownsPidNamespace,
   probeContainment,
-  registerTree,
 } from "../jobs/process_containment.ts";
 import { describeRunError } from "./_fs_errors.ts";
 import type { RunOptions, RunResult } from "../tools/executor.ts";
@@ -141,9 +141,9 @@ class TreeStop {
         });
   }
 
-  /** Registers the tree for the process-exit kill; returns the release. */
-  register(): () => void {
-    return registerTree({
+  /** Registers the tree in `trees` for the shutdown kill; returns the release. */
+  register(trees: LiveTrees): () => void {
+    return trees.register({
       kill: async () => {
         if (this.#mode === "namespace") await signalProcesses([-this.#pid], "SIGKILL");
         else await killProcessTree(this.#pid, { ...this.#killOptions, graceMs: 0, reapMs: 500 });
@@ -280,6 +280,7 @@ async function lateDiagnostics(
  * @param options Run options.
  * @param pidNamespace Contain the run in a PID namespace when the host allows it.
  * @param input Bytes for the launcher's stdin (closed after them). @default {stdin is /dev/null}
+ * @param trees Where the running tree is registered for the shutdown kill. @default {nowhere}
  * @returns How the process ended.
  */
 export async function spawnTree(
@@ -287,6 +288,7 @@ export async function spawnTree(
   options: RunOptions,
   pidNamespace = true,
   input?: Uint8Array,
+  trees?: LiveTrees,
 ): Promise<RunResult> {
   const { signal, timeoutMs, onOutput } = options;
   signal?.throwIfAborted();
@@ -297,7 +299,7 @@ export async function spawnTree(
   const pid = child.pid;
   options.onSpawn?.(pid);
   const tree = new TreeStop(child, mode, options.killGraceMs ?? 1000, marker);
-  const release = tree.register();
+  const release = trees === undefined ? () => {} : tree.register(trees);
   let timedOut = false;
   let aborted = false;
   const onAbort = () => {

@@ -230,7 +230,7 @@ export interface BashPluginConfig extends Omit<BashToolOptions, "executor"> {
   readonly writableRoots?: readonly string[];
   /** Paths hidden inside the sandbox (`~` is `$HOME`). @default {DEFAULT_HIDDEN_PATHS} */
   readonly hiddenPaths?: readonly string[];
-  /** The environment policy of commands. @default {the process-wide policy} */
+  /** The environment policy of commands. @default {{}} */
   readonly envPolicy?: EnvPolicy;
   /** The bwrap program. @default {"bwrap"} */
   readonly bwrap?: string;

@@ -19,6 +19,7 @@ import { type Executor, executorFor, type FileStat, type FoundFile } from "../to
 import { openFileOf } from "../tools/exec_file.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import { fsChanged } from "./_pinned_open.ts";
+import type { FileVersion, FsTarget } from "./_fs_types.ts";
 import {
   READ_MAX_BYTES,
   READ_MAX_LINE_CHARS,
@@ -29,6 +30,7 @@ import {
 } from "./_read_scan.ts";
 
 export { READ_MAX_BYTES, READ_MAX_LINE_CHARS, READ_MAX_LINES, READ_SNIFF_BYTES };
+export type { FileVersion, FsTarget } from "./_fs_types.ts";
 
 /** The arguments of `read`. */
 export interface ReadArgs {
@@ -38,16 +40,6 @@ export interface ReadArgs {
   readonly offset?: number;
   /** How many lines. */
   readonly limit?: number;
-}
-
-/** What a session saw of a file: compared before a write or edit. */
-export interface FileVersion {
-  /** Size in bytes. */
-  readonly size: number;
-  /** Modification time in ms, when known. */
-  readonly mtimeMs: number | null;
-  /** A content hash (hex), for files up to 64 MiB. */
-  readonly hash?: string;
 }
 
 /** What an fs tool reports after it saw a file's content (`fs/observed`). */
@@ -60,14 +52,6 @@ export interface FsObservation {
   readonly tool: string;
   /** The content it saw (size, mtime, hash), for the stale-write check. */
   readonly version?: FileVersion;
-}
-
-/** A path as a call named it and the real path it reaches (every symlink followed). */
-export interface FsTarget {
-  /** Absolute and lexically normalized, as the call named it. */
-  readonly path: string;
-  /** The real path; components that do not exist yet are appended as they are. */
-  readonly real: string;
 }
 
 /** Options shared by the fs tools. */

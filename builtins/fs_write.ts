@@ -8,7 +8,7 @@ import { HarnessError } from "../core/errors.ts";
 import type { ToolExecution, ToolResult } from "../tools/definition.ts";
 import type { DiffCallView, DiffResultView, FileDiff } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
-import { computeHunkDiffs } from "./_hunks.ts";
+import { computeHunkDiffs, type MetaDiff } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
 import { type FsToolOptions, reportObserved, splitLines, targetCheck } from "./fs_read.ts";
 import { versionOf } from "./_fs_stream.ts";
@@ -27,15 +27,7 @@ export interface WriteArgs {
   readonly content: string;
 }
 
-/** One applied hunk as stored in `meta.diffs` (a JSON-shaped {@linkcode FileDiff}). */
-export type MetaDiff = {
-  /** The absolute path. */
-  readonly path: string;
-  /** Context and removed lines, or `null` when there are none. */
-  readonly oldText: string | null;
-  /** Context and added lines. */
-  readonly newText: string;
-};
+export type { MetaDiff } from "./_hunks.ts";
 
 /** The `meta` of write and edit results. */
 export type FsMutationMeta = {

@@ -13,6 +13,7 @@ import { readVerified, writeVerified } from "./_safe_io.ts";
 import { openLocalFile } from "./_local_files.ts";
 import { HarnessError } from "../core/errors.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
+import { LiveTrees } from "../jobs/process_containment.ts";
 import {
   type DirEntry,
   type ExecChild,
@@ -47,10 +48,16 @@ export interface LocalExecutorOptions {
   /** The shell. @default {"bash"} */
   readonly shell?: string;
   /**
-   * The environment policy for commands (see `core/env_policy.ts`).
-   * @default {the process-wide policy of setEnvPolicy}
+   * The environment policy for commands (see `core/env_policy.ts`); the agent passes its
+   * `dsh.jsonc` `env` (there is no process-wide policy). @default {{}}
    */
   readonly envPolicy?: EnvPolicy;
+  /**
+   * Where each running process tree is registered, so a shutdown kills them all at once
+   * (`liveTrees.killAll()`); the agent binary passes one set for all its executors.
+   * @default {a new set of this executor's own}
+   */
+  readonly liveTrees?: LiveTrees;
   /**
    * Run each command in its own PID namespace when the host allows it (see
    * jobs/process_containment.ts), so no descendant outlives the call. `false` tracks the tree by
@@ -81,10 +88,12 @@ export class LocalExecutor implements Executor {
   readonly hostFiles: boolean = true;
   /** The shell program. */
   readonly shell: string;
-  /** The environment policy, when one was given (else the process-wide one applies). */
+  /** The environment policy, when one was given (else `{}`: the default scrub). */
   readonly envPolicy: EnvPolicy | undefined;
   /** Whether commands run in their own PID namespace (when the host allows it). */
   readonly pidNamespace: boolean;
+  /** The running process trees of this executor's commands (see `LocalExecutorOptions`). */
+  readonly liveTrees: LiveTrees;
 
   /**
    * Creates a local executor.
@@ -95,6 +104,7 @@ export class LocalExecutor implements Executor {
     this.shell = options.shell ?? "bash";
     this.envPolicy = options.envPolicy;
     this.pidNamespace = options.pidNamespace ?? true;
+    this.liveTrees = options.liveTrees ?? new LiveTrees();
   }
 
   /**
@@ -138,7 +148,7 @@ export class LocalExecutor implements Executor {
         );
       }
     }
-    const inherited = this.envPolicy === undefined ? childEnv() : childEnv(this.envPolicy);
+    const inherited = childEnv(this.envPolicy);
     const launch = await this.launch(command, options.cwd);
     try {
       return await spawnTree(
@@ -146,6 +156,7 @@ export class LocalExecutor implements Executor {
         { ...options, env: { ...inherited, ...options.env } },
         this.pidNamespace,
         launch.input,
+        this.liveTrees,
       );
     } finally {
       await launch.done?.();
@@ -223,11 +234,7 @@ export class LocalExecutor implements Executor {
    * @throws {HarnessError} `PERMISSION_DENIED` (naming `--allow-run`) or `SPAWN_FAILED`.
    */
   spawn(program: string, options: SpawnOptions = {}): Promise<ExecChild> {
-    const inherited = options.clearEnv
-      ? {}
-      : this.envPolicy === undefined
-      ? childEnv()
-      : childEnv(this.envPolicy);
+    const inherited = options.clearEnv ? {} : childEnv(this.envPolicy);
     return Promise.resolve(spawnChild(program, options, { ...inherited, ...options.env }));
   }
 

@@ -14,8 +14,7 @@
  *
  * @module
  */
-export { executorFor, mergedScript } from "../tools/executor.ts";
-export { openFileOf } from "../tools/exec_file.ts";
+
 export { LocalExecutor } from "./local_executor.ts";
 export type { Launch, LocalExecutorOptions } from "./local_executor.ts";
 export { usePinnedOpen } from "./_pinned_open.ts";
@@ -25,22 +24,7 @@ export {
   workspaceProtectedPaths,
 } from "./protected_paths.ts";
 export type { ProtectedDecision, ProtectedPath } from "./protected_paths.ts";
-export type {
-  DetachedRead,
-  DetachedRun,
-  DirEntry,
-  ExecChild,
-  ExecStatus,
-  Executor,
-  ExecutorRecord,
-  FileStat,
-  FoundFile,
-  OpenedFile,
-  OpenFileOptions,
-  RunOptions,
-  RunResult,
-  SpawnOptions,
-} from "../tools/executor.ts";
+
 export {
   bwrapArgs,
   BwrapExecutor,
@@ -112,35 +96,3 @@ export {
   workspacePolicyPlugin,
 } from "./workspace_policy.ts";
 export type { WorkspacePolicyConfig } from "./workspace_policy.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type { DefinedTool, ToolArgs, ToolParameters } from "../tools/define_tool.ts";
-export type * from "../tools/infer.ts";
-export type {
-  ArraySpec,
-  BooleanSpec,
-  IntegerSpec,
-  JsonSpec,
-  NullSpec,
-  NumberSpec,
-  ObjectSpec,
-  OneOfSpec,
-  ParameterSpec,
-  ParametersSpec,
-  SchemaSpec,
-  SpecAnnotations,
-  StringSpec,
-  TypedSpecBase,
-} from "../tools/schema.ts";
-export type {
-  InferStandardOutput,
-  StandardJsonSchemaConverter,
-  StandardJsonSchemaOptions,
-  StandardPathSegment,
-  StandardSchemaIssue,
-  StandardSchemaResult,
-  StandardSchemaV1,
-} from "../tools/standard_schema.ts";
-export type { EnvInherit, EnvPolicy } from "../core/env_policy.ts";
-export type { HarnessError } from "../core/errors.ts";

@@ -375,6 +375,7 @@ export async function createExecutor(options: CreateExecutorOptions = {}): Promi
     return new LocalExecutor({
       ...(rest.shell === undefined ? {} : { shell: rest.shell }),
       ...(rest.envPolicy === undefined ? {} : { envPolicy: rest.envPolicy }),
+      ...(rest.liveTrees === undefined ? {} : { liveTrees: rest.liveTrees }),
     });
   }
   return await createSandboxExecutor({

@@ -58,23 +58,3 @@ export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk, RUN_CODE_TOOL_NAME
 export type { SdkTool } from "./sdk.ts";
 export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_runtime.ts";
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type { HarnessError } from "../core/errors.ts";
-export type {
-  DetachedRead,
-  DetachedRun,
-  DirEntry,
-  ExecChild,
-  ExecStatus,
-  Executor,
-  ExecutorRecord,
-  FileStat,
-  FoundFile,
-  OpenedFile,
-  OpenFileOptions,
-  RunOptions,
-  RunResult,
-  SpawnOptions,
-} from "../tools/executor.ts";

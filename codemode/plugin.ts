@@ -85,7 +85,7 @@ export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
  *
  * @example Usage
  * ```ts ignore
- * import { createHarness } from "../registry/mod.ts";
+ * import { createHarness } from "../registry/tools_plugin.ts";
  * import { codeModePlugin } from "./plugin.ts";
  * const ctx = await createHarness();
  * ctx.plugin(codeModePlugin, { limits: { timeoutMs: 30_000 } });

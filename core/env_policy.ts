@@ -262,32 +262,11 @@ function readableEnv(policy: EnvPolicy): Record<string, string> {
   }
 }
 
-let processPolicy: EnvPolicy = {};
-
-/**
- * Sets the policy {@linkcode childEnv} applies when called without one (the agent binary sets
- * its `dsh.jsonc` `env` here once at start-up, before any tool runs).
- *
- * @param policy The policy ({@linkcode checkEnvPolicy} it first).
- *
- * @example Usage
- * ```ts
- * import { childEnv, setEnvPolicy } from "./env_policy.ts";
- * import { deepEqual } from "node:assert/strict";
- * setEnvPolicy({ inherit: "none", set: { A: "1" } });
- * deepEqual(childEnv(), { A: "1" });
- * setEnvPolicy({});
- * ```
- */
-export function setEnvPolicy(policy: EnvPolicy): void {
-  processPolicy = policy;
-}
-
 /**
  * The environment for a child process a tool starts: the agent's environment through
  * {@linkcode scrubEnv}. Spawn it with `clearEnv: true` so nothing else leaks through.
  *
- * @param policy The policy. @default {the one given to setEnvPolicy, else {}}
+ * @param policy The policy (the harness passes its own: there is no process-wide one). @default {{}}
  * @returns The child's environment.
  *
  * @example Usage
@@ -296,6 +275,6 @@ export function setEnvPolicy(policy: EnvPolicy): void {
  * new Deno.Command("bash", { args: ["-c", "env"], clearEnv: true, env: childEnv() });
  * ```
  */
-export function childEnv(policy: EnvPolicy = processPolicy): Record<string, string> {
+export function childEnv(policy: EnvPolicy = {}): Record<string, string> {
   return scrubEnv(readableEnv(policy), policy);
 }

@@ -50,6 +50,5 @@ export {
   NEVER_PASSED_ENV_VARS,
   scrubEnv,
   SECRET_NAME_PARTS,
-  setEnvPolicy,
 } from "./env_policy.ts";
 export type { EnvInherit, EnvPolicy } from "./env_policy.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type Context, defineTool } from "@dsh/harness";
+import { defineTool, type ToolsContext } from "@dsh/harness";
 
 /** The plugin name. */
 export const name = "echo";
@@ -18,7 +18,7 @@ export const inject: readonly string[] = ["tools"];
  *
  * @param ctx The plugin context.
  */
-export function apply(ctx: Context): void {
+export function apply(ctx: ToolsContext): void {
   ctx.tools.register(defineTool({
     name: "echo",
     description: "Repeat the given text back.",

@@ -6,8 +6,10 @@
  *
  * @module
  */
-import { contentText, createAgent, createHarness } from "@dsh/harness";
-import { eventsOfType, MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/testing";
+import { contentText } from "@dsh/harness/tools";
+import { createAgent, createHarness } from "@dsh/harness";
+import { eventsOfType } from "@dsh/harness/testing";
+import { MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/agent";
 import { bashPlugin, fsPlugin, readBeforeEditPlugin } from "@dsh/harness/builtins";
 import * as echo from "./echo.ts";
 

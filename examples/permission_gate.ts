@@ -30,8 +30,9 @@ import {
   type PreExecuteDecision,
   type PreExecuteListener,
   type RuleDecision,
-} from "@dsh/harness/registry";
-import type { Context, ToolExecution } from "@dsh/harness";
+} from "@dsh/harness/tools";
+import type { Context } from "@dsh/harness/core";
+import type { ToolExecution } from "@dsh/harness/tools";
 
 export type { PermissionRule };
 

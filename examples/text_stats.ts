@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { type Context, defineTool } from "@dsh/harness";
+import { defineTool, type ToolsContext } from "@dsh/harness";
 
 /** The plugin name. */
 export const name = "text-stats";
@@ -18,7 +18,7 @@ export const inject: readonly string[] = ["tools"];
  *
  * @param ctx The plugin context.
  */
-export function apply(ctx: Context): void {
+export function apply(ctx: ToolsContext): void {
   ctx.tools.register(defineTool({
     name: "text_stats",
     description: "Count the lines, words and characters of a text.",

@@ -9,14 +9,8 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { createAgent, createHarness } from "@dsh/harness";
-import {
-  assertAcpSnapshot,
-  eventOfType,
-  messagesOfRole,
-  MockAdapter,
-  textResponse,
-  toolCallResponse,
-} from "@dsh/harness/testing";
+import { assertAcpSnapshot, eventOfType, messagesOfRole } from "@dsh/harness/testing";
+import { MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/agent";
 import * as textStats from "./text_stats.ts";
 
 Deno.test("text_stats counts, and rejects bad arguments with a message the model can act on", async () => {

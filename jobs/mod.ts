@@ -61,14 +61,10 @@ export type { JobsPluginConfig } from "./jobs_plugin.ts";
 export {
   initStatusSignal,
   isolationPrefix,
-  killAllTrees,
   LAUNCHER_NAME,
+  LiveTrees,
   ownsPidNamespace,
   probeContainment,
   probeIsolation,
 } from "./process_containment.ts";
-export type { Containment, ContainmentKind } from "./process_containment.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type * from "../tools/executor.ts";
+export type { Containment, ContainmentKind, LiveTree } from "./process_containment.ts";

@@ -12,8 +12,8 @@
  * double-forked daemon with a cleared environment can escape; {@linkcode probeContainment} says
  * why.
  *
- * Every spawning layer registers its live trees here, so a shutdown can take them all down at
- * once with {@linkcode killAllTrees}.
+ * Every executor registers its live trees in a {@linkcode LiveTrees} set (one per harness), so a
+ * shutdown can take them all down at once.
  *
  * @module
  */
@@ -269,42 +269,50 @@ export interface LiveTree {
   kill(): Promise<void>;
 }
 
-const LIVE = new Set<LiveTree>();
-
 /**
- * Registers a live tree until the returned function is called.
- *
- * @param tree The tree's hard kill.
- * @returns Unregisters the tree.
+ * The live process trees of one harness (one agent binary, one embedder): an executor registers
+ * each tree it starts here, and a shutdown kills them all at once with
+ * {@linkcode LiveTrees.killAll}. Owned by whoever creates the executors; two harnesses in one
+ * process keep separate sets (there is no process-wide registry).
  *
  * @example Usage
  * ```ts
- * import { killAllTrees, registerTree } from "./process_containment.ts";
+ * import { LiveTrees } from "./process_containment.ts";
  * import { deepEqual } from "node:assert/strict";
+ * const trees = new LiveTrees();
  * const killed: string[] = [];
- * const release = registerTree({ kill: () => Promise.resolve(void killed.push("a")) });
- * await killAllTrees();
+ * const release = trees.register({ kill: () => Promise.resolve(void killed.push("a")) });
+ * await trees.killAll();
  * release();
- * await killAllTrees();
+ * await trees.killAll();
  * deepEqual(killed, ["a"]);
  * ```
  */
-export function registerTree(tree: LiveTree): () => void {
-  LIVE.add(tree);
-  return () => void LIVE.delete(tree);
-}
+export class LiveTrees {
+  readonly #trees = new Set<LiveTree>();
 
-/**
- * Kills every registered tree at once with SIGKILL (the shutdown path: no grace). Never throws.
- *
- * @returns Resolves when every kill finished.
- *
- * @example Usage
- * ```ts
- * import { killAllTrees } from "./process_containment.ts";
- * await killAllTrees();
- * ```
- */
-export async function killAllTrees(): Promise<void> {
-  await Promise.all([...LIVE].map((tree) => tree.kill().catch(() => {})));
+  /** How many trees are registered. */
+  get size(): number {
+    return this.#trees.size;
+  }
+
+  /**
+   * Registers a live tree until the returned function is called.
+   *
+   * @param tree The tree's hard kill.
+   * @returns Unregisters the tree.
+   */
+  register(tree: LiveTree): () => void {
+    this.#trees.add(tree);
+    return () => void this.#trees.delete(tree);
+  }
+
+  /**
+   * Kills every registered tree at once with SIGKILL (the shutdown path: no grace). Never throws.
+   *
+   * @returns Resolves when every kill finished.
+   */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.#trees].map((tree) => tree.kill().catch(() => {})));
+  }
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Context, Fiber } from "../core/context.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
 import {
   checkMcpServerConfig,
   type McpPluginConfig,
@@ -62,6 +63,8 @@ export interface AcpMcpServersOptions {
    * session sees them. @default {undefined}
    */
   readonly scope?: string;
+  /** The environment policy of stdio servers. @default {{}} */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /**

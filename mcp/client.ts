@@ -138,7 +138,7 @@ export class McpClient {
         command: config.command,
         args: [...(config.args ?? [])],
         // Scrubbed (no secrets, never DEEPSEEK_API_KEY), then the server's own `env` on top.
-        env: { ...childEnv(), ...config.env },
+        env: { ...childEnv(config.envPolicy), ...config.env },
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         ...(onStderr === undefined ? {} : { onStderr }),
       })

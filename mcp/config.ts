@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { EnvPolicy } from "../core/env_policy.ts";
 
 /** A server launched as a subprocess and spoken to over stdio. */
 export interface McpStdioServerConfig {
@@ -21,6 +22,8 @@ export interface McpStdioServerConfig {
    * and retried with backoff. @default {10000, or the plugin's connectTimeoutMs}
    */
   readonly connectTimeoutMs?: number;
+  /** The environment policy of the process (see `core/env_policy.ts`). @default {the plugin's envPolicy, else {}} */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /** A server reached over the network. */
@@ -69,6 +72,8 @@ export interface McpPluginConfig {
    * @default {undefined}
    */
   readonly scope?: string;
+  /** The environment policy of stdio servers that set none (the agent passes `dsh.jsonc` `env`). @default {{}} */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /**

@@ -43,11 +43,3 @@ export type {
   AcpMcpServerStdio,
   AcpNameValue,
 } from "./acp.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type { Context, Listener } from "../core/context.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";

@@ -5,7 +5,8 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
-import { checkMcpServerConfig, type McpPluginConfig } from "./config.ts";
+import type { EnvPolicy } from "../core/env_policy.ts";
+import { checkMcpServerConfig, type McpPluginConfig, type McpServerConfig } from "./config.ts";
 import { mcpServerPlugin } from "./server.ts";
 
 /**
@@ -54,7 +55,7 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
     ...(config.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: config.connectTimeoutMs }),
   };
   const fibers = entries.map(([name, server]) =>
-    ctx.plugin(mcpServerPlugin, { name, server, ...shared })
+    ctx.plugin(mcpServerPlugin, { name, server: withPolicy(server, config.envPolicy), ...shared })
   );
   // Runs before the child fibers' own (sequential) disposal: every server closes at once, so
   // disposing the plugin takes one server's close time (about 1.5 s at most), not the sum.
@@ -62,4 +63,12 @@ async function applyMcp(ctx: Context, config: McpPluginConfig): Promise<void> {
     await Promise.all(fibers.map((fiber) => fiber.dispose()));
   });
   await Promise.all(fibers.map((fiber) => fiber.ready));
+}
+
+/** A stdio server that sets no environment policy gets the plugin's. */
+function withPolicy(server: McpServerConfig, policy: EnvPolicy | undefined): McpServerConfig {
+  if (policy === undefined || !("command" in server) || server.envPolicy !== undefined) {
+    return server;
+  }
+  return { ...server, envPolicy: policy };
 }

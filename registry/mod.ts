@@ -4,7 +4,7 @@
  *
  * @example Usage
  * ```ts
- * import { createHarness } from "./mod.ts";
+ * import { createHarness } from "./tools_plugin.ts";
  * import { equal } from "node:assert/strict";
  * const ctx = await createHarness();
  * ctx.tools.register({
@@ -22,32 +22,7 @@
  */
 export { checkRegistryOptions, CODE_RUNNER_NAME, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
-export { createHarness, toolsPlugin } from "./tools_plugin.ts";
-export {
-  checkPermissionRules,
-  compilePermissionRules,
-  globToRegExp,
-  matchGlob,
-} from "../tools/permission_rules.ts";
-export { checkToolFilter, compileToolFilter } from "../tools/tool_filter.ts";
-export type { ToolFilter } from "../tools/tool_filter.ts";
-export type {
-  PermissionMatcher,
-  PermissionRule,
-  RuleDecision,
-  RuleMatch,
-} from "../tools/permission_rules.ts";
-export type { CreateHarnessOptions, ToolsContext } from "./tools_plugin.ts";
-export type { ToolCall } from "./tool_call.ts";
-export type * from "./types.ts";
+export { toolsPlugin } from "./tools_plugin.ts";
 
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type { Context, ContextOptions, Listener } from "../core/context.ts";
-export type { Fiber, FiberState } from "../core/fiber.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
-export type { Logger, LogLevel, LogRecord, LogSink } from "../core/logger.ts";
-export type { Disposer, Plugin, PluginFunction } from "../core/plugin.ts";
-export type { ContentBlock, ImageBlock, ResourceBlock, TextBlock } from "../tools/content.ts";
-export type * from "../tools/definition.ts";
-export type * from "../tools/views.ts";
-export type * from "./doc_types.ts";
+export type { ToolCall } from "./tool_call.ts";
+export type { ExecuteRequest, Next, ToolLayer, ToolRegistry } from "./types.ts";

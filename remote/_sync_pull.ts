@@ -17,7 +17,7 @@ import {
   sameStat,
   type SyncState,
 } from "./_sync_state.ts";
-import type { SyncReport, SyncTarget } from "./workspace_sync.ts";
+import type { SyncReport, SyncTarget } from "./_sync_types.ts";
 
 /** A changed remote file that may come back. */
 interface Incoming {

@@ -32,7 +32,7 @@ import {
   UNKNOWN_KEY,
 } from "./_sync_state.ts";
 import { remoteHashes, remoteListing } from "./_sync_remote.ts";
-import type { SyncReport, SyncTarget } from "./workspace_sync.ts";
+import type { SyncReport, SyncTarget } from "./_sync_types.ts";
 
 /** A host file that goes up, with its content. */
 interface Outgoing {

@@ -12,7 +12,7 @@ import {
   type RemoteEntry,
 } from "./_sync_scripts.ts";
 import type { SyncState } from "./_sync_state.ts";
-import type { SyncTarget } from "./workspace_sync.ts";
+import type { SyncTarget } from "./_sync_types.ts";
 
 /**
  * The remote's sha256 of `names` (one capture per script-sized chunk; none for no names).

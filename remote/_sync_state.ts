@@ -5,7 +5,7 @@
  */
 import type { ProtectedPaths } from "../builtins/mod.ts";
 import type { HiddenMatcher } from "./_sync_names.ts";
-import type { SyncReport } from "./workspace_sync.ts";
+import type { SyncReport } from "./_sync_types.ts";
 
 /** One file as last synced: host and remote held this content. */
 export interface ManifestEntry {

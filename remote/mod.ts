@@ -33,25 +33,6 @@ export {
 export type { DenoSandboxExecutorOptions, SandboxSecret } from "./deno_sandbox_executor.ts";
 export type { SandboxSessionExecutor } from "./_session.ts";
 
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type {
-  DetachedRead,
-  DetachedRun,
-  DirEntry,
-  ExecChild,
-  ExecStatus,
-  Executor,
-  ExecutorRecord,
-  FileStat,
-  FoundFile,
-  OpenedFile,
-  OpenFileOptions,
-  RunOptions,
-  RunResult,
-  SpawnOptions,
-} from "../tools/executor.ts";
-export type { ProtectedDecision, ProtectedPath, ProtectedPaths } from "../builtins/mod.ts";
-
 export {
   createWorkspaceSync,
   DEFAULT_MAX_PULL_BYTES,

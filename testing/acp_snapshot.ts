@@ -121,7 +121,8 @@ function tap(onLine: (line: string) => void): TransformStream<Uint8Array, Uint8A
  *
  * @example Usage
  * ```ts ignore
- * import { assertAcpSnapshot, textResponse, toolCallResponse } from "@dsh/harness/testing";
+ * import { assertAcpSnapshot } from "@dsh/harness/testing";
+ * import { textResponse, toolCallResponse } from "@dsh/harness/agent";
  * import * as wordCount from "./word_count.ts";
  *
  * Deno.test("word_count shows its card in the editor", async () => {

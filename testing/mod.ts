@@ -2,11 +2,10 @@
  * Test helpers for tool authors: drive your tools through the real agent loop with a scripted
  * model, pick what happened with typed results, and pin what an editor shows.
  *
- * - {@linkcode MockAdapter}: answers each request with the next script entry (chunk arrays,
- *   functions of the request, `"hang"` / `"hang-slow"` / `{ hangAfter }` until aborted) and
- *   records every request; an exhausted script throws `MockAdapter: script exhausted`.
- * - {@linkcode textResponse}, {@linkcode toolCallResponse}, {@linkcode multiCall},
- *   {@linkcode maxTokensResponse}: ready-made answers.
+ * - With `MockAdapter` and its ready-made answers (`textResponse`, `toolCallResponse`,
+ *   `multiCall`, `maxTokensResponse`), which come out of `@dsh/harness/agent` (one door per
+ *   name): a scripted model that answers each request with the next script entry and records
+ *   every request.
  * - {@linkcode eventsOfType} / {@linkcode eventOfType}: session events of one type, typed
  *   (`SessionEventOf<"tool/result">` has `content`, `isError`, `meta`), without `isEventType`
  *   narrowing; {@linkcode messagesOfRole}: the messages of a recorded model request by role.
@@ -22,7 +21,8 @@
  * @example Usage
  * ```ts
  * import { createAgent, createHarness, defineTool } from "../mod.ts";
- * import { eventOfType, messagesOfRole, MockAdapter, textResponse, toolCallResponse } from "./mod.ts";
+ * import { eventOfType, messagesOfRole } from "./mod.ts";
+ * import { MockAdapter, textResponse, toolCallResponse } from "../agent/mock_adapter.ts";
  * import { deepEqual, equal } from "node:assert/strict";
  *
  * const ctx = await createHarness();
@@ -45,14 +45,7 @@
  *
  * @module
  */
-export {
-  maxTokensResponse,
-  MockAdapter,
-  multiCall,
-  textResponse,
-  toolCallResponse,
-} from "../agent/mod.ts";
-export type { MockEntry, MockToolCall } from "../agent/mod.ts";
+
 export { eventOfType, eventsOfType, messagesOfRole } from "./pick.ts";
 export { assertAcpSnapshot, UPDATE_SNAPSHOTS_ENV } from "./acp_snapshot.ts";
 export type {
@@ -70,17 +63,3 @@ export type {
   StandInSandboxInfo,
   StandInSpawnRecord,
 } from "./deno_sandbox_stand_in.ts";
-
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type * from "../registry/doc_types.ts";
-export type * from "../agent/model.ts";
-export type {
-  ContextSource,
-  SessionEvent,
-  SessionEventEnvelope,
-  SessionEventMap,
-  SessionEventOf,
-  SessionEventType,
-  StopReason,
-} from "../agent/session_event.ts";
-export type { ToolsContext } from "../registry/tools_plugin.ts";

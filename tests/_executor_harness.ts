@@ -2,7 +2,7 @@
  * A harness with the executor-backed tools (bash, read, write, edit with read-before-edit, and
  * optionally Code Mode), all on ONE executor as the agent wires them, for the matrix suites.
  */
-import { createHarness, type ToolsContext } from "../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../mod.ts";
 import { bashPlugin } from "../builtins/bash.ts";
 import { fsPlugin } from "../builtins/fs_plugin.ts";
 import { readBeforeEditPlugin } from "../builtins/read_before_edit.ts";

@@ -4,7 +4,7 @@
  *
  * @example Usage
  * ```ts
- * import { defineTool } from "./mod.ts";
+ * import { defineTool } from "./define_tool.ts";
  * import { deepEqual } from "node:assert/strict";
  * const tool = defineTool({
  *   name: "read_file",
@@ -17,8 +17,8 @@
  *
  * @module
  */
-export { defineTool, TOOL_NAME_REGEXP } from "./define_tool.ts";
-export type { DefinedTool, DefineToolOptions, ToolArgs, ToolParameters } from "./define_tool.ts";
+export { TOOL_NAME_REGEXP } from "./define_tool.ts";
+
 export {
   checkObjectSchema,
   isStandardSchema,
@@ -108,9 +108,6 @@ export type {
   ToolResult,
 } from "./definition.ts";
 
-// Types the signatures above use, re-exported so this entry point documents itself.
-export type { HarnessError } from "../core/errors.ts";
-export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export { executorFor, mergedScript } from "./executor.ts";
 export { openFileOf } from "./exec_file.ts";
 export type {
@@ -129,3 +126,32 @@ export type {
   RunResult,
   SpawnOptions,
 } from "./executor.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalScope,
+  ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  Guard,
+  PostExecuteDecision,
+  PostExecuteListener,
+  PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
+} from "./hooks.ts";
+export type { ToolMode, ToolSchema } from "./tool_table.ts";
+export type { ToolErrorCode, ToolOutcome } from "./outcome.ts";
+export type { ToolFilter } from "./tool_filter.ts";
+export {
+  checkPermissionRules,
+  compilePermissionRules,
+  globToRegExp,
+  matchGlob,
+} from "./permission_rules.ts";
+export { checkToolFilter, compileToolFilter } from "./tool_filter.ts";
+export type {
+  PermissionMatcher,
+  PermissionRule,
+  RuleDecision,
+  RuleMatch,
+} from "./permission_rules.ts";

@@ -10,7 +10,7 @@ import type { StreamChunk } from "../../agent/model.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { bashPlugin } from "../../builtins/bash.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { denoSandboxExecutor } from "../../remote/mod.ts";
 import { TERM_GRACE_MS } from "../_helpers.ts";
 import { DetachedTestExecutor } from "../jobs/_detached_executor.ts";

@@ -3,7 +3,7 @@
  * session): under `"sandbox": "auto"` the first `read` is what probes it.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { loadBuiltins } from "../../acp/_builtins.ts";
 import { DEFAULT_CONFIG } from "../../acp/config.ts";
 import type { SafetyState } from "../../acp/_safety_config.ts";

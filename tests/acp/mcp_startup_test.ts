@@ -4,8 +4,8 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { client, ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { MockAdapter, multiCall, textResponse } from "../../testing/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { tempDir } from "../_helpers.ts";
 import { EVERYTHING } from "./_snapshot.ts";

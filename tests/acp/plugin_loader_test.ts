@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadConfigPlugins, type PluginChange } from "../../acp/_plugins.ts";
 import { ProtectedPaths } from "../../builtins/protected_paths.ts";
 import { resolvePlugins } from "../../acp/plugin_permissions.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 function source(version: string, extra = ""): string {

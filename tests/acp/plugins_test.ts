@@ -10,7 +10,7 @@ import { trustFolder } from "./_trust_fixture.ts";
 
 /** The user's tool, as a plugin file that imports the package by name. */
 function wordCount(version: string, extra = ""): string {
-  return `import { type Context, defineTool } from "@dsh/harness";
+  return `import { defineTool, type ToolsContext as Context } from "@dsh/harness";
 
 export const name = "word-count";
 export const inject = ["tools"];

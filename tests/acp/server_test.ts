@@ -6,9 +6,9 @@ import {
   type RequestPermissionRequest,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import { MockAdapter, multiCall, textResponse } from "../../testing/mod.ts";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
-import { defineTool } from "../../tools/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
+import { defineTool } from "../../mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { tempDir } from "../_helpers.ts";
 import { EVERYTHING } from "./_snapshot.ts";

@@ -1,8 +1,8 @@
 /** session/load of a session whose log another real process holds names that process. */
 import { equal, rejects } from "node:assert/strict";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
-import { MockAdapter } from "../../testing/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { MockAdapter } from "../../agent/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { SessionLog } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";

@@ -11,7 +11,7 @@ import { DEFAULT_CONFIG, loadConfig, parseConfig } from "../../acp/config.ts";
 import { recordTrust } from "../../acp/_trust_store.ts";
 import { agentProtectedPaths } from "../../acp/_trust_guard.ts";
 import { fsPlugin, workspacePolicyPlugin } from "../../builtins/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { fakeAgent } from "../builtins/_fixtures.ts";
 import { userConfigDir, userStateDir } from "../../core/user_dirs.ts";
 import { tempDir } from "../_helpers.ts";

@@ -3,9 +3,10 @@
  * tool step (a 4 KiB result) and an answer, on a durable log. Prints, as JSON, the heap after a
  * full GC at each checkpoint and the log's size then.
  */
-import { createAgent, MockAdapter, textResponse, toolCallResponse } from "../../agent/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
-import { defineTool } from "../../tools/mod.ts";
+import { createAgent } from "../../mod.ts";
+import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mod.ts";
+import { createHarness } from "../../mod.ts";
+import { defineTool } from "../../mod.ts";
 
 const [dir, checkpointsArg] = Deno.args;
 const checkpoints = checkpointsArg!.split(",").map(Number);

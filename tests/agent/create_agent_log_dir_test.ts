@@ -1,6 +1,7 @@
 import { equal } from "node:assert/strict";
-import { createAgent, MockAdapter, textResponse } from "../../agent/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createAgent } from "../../mod.ts";
+import { MockAdapter, textResponse } from "../../agent/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 Deno.test("createAgent() creates a missing logDir, parents included", async () => {

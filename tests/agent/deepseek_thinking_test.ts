@@ -4,7 +4,7 @@ import { type Agent, createAgent } from "../../agent/agent.ts";
 import { DeepSeekAdapter, type DeepSeekAdapterOptions } from "../../agent/deepseek.ts";
 import { readSessionLog } from "../../agent/read_session_log.ts";
 import type { SessionEvent } from "../../agent/session_event.ts";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import type { AnyToolDefinition } from "../../tools/definition.ts";
 import { tempDir } from "../_helpers.ts";
 import {

@@ -1,14 +1,14 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { createAgent } from "../../mod.ts";
 import {
-  createAgent,
   deriveMessages,
   MockAdapter,
   readSessionLog,
   textResponse,
   toolCallResponse,
 } from "../../agent/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
-import { defineTool } from "../../tools/mod.ts";
+import { createHarness } from "../../mod.ts";
+import { defineTool } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 const WATCHED = [

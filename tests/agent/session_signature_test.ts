@@ -1,12 +1,13 @@
 import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
-import { createAgent, MockAdapter, textResponse } from "../../agent/mod.ts";
+import { createAgent } from "../../mod.ts";
+import { MockAdapter, textResponse } from "../../agent/mod.ts";
 import { SessionLog } from "../../agent/session_log.ts";
 import { readSessionLog } from "../../agent/read_session_log.ts";
 import { loadSessionKey, SESSION_KEY_FILE } from "../../agent/session_key.ts";
 import { prepareSessionsDir } from "../../agent/sessions_dir.ts";
 import { tempDir } from "../_helpers.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 
 const KEY = crypto.getRandomValues(new Uint8Array(32));
 

@@ -44,7 +44,7 @@ export async function waitForLines(path: string, lines: number): Promise<string[
   }
 }
 
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import { fsPlugin } from "../../builtins/fs_plugin.ts";
 import type { FsObservation } from "../../builtins/fs_read.ts";
 

@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { bashOutputOf, bashPlugin, type BashPluginConfig } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/local_executor.ts";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolOutcome } from "../../registry/types.ts";

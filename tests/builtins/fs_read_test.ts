@@ -139,7 +139,7 @@ Deno.test("fsPlugin registers read, write and edit and unregisters them on dispo
     false,
   );
   const { fsPlugin } = await import("../../builtins/fs_plugin.ts");
-  const { createHarness } = await import("../../registry/mod.ts");
+  const { createHarness } = await import("../../mod.ts");
   const root = await createHarness();
   try {
     const fiber = root.plugin(fsPlugin);

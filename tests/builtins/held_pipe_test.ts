@@ -9,7 +9,7 @@ import { bashPlugin } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import {
   markedSleep,
   processesWithArg,

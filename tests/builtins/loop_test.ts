@@ -6,7 +6,7 @@ import { bashPlugin } from "../../builtins/bash.ts";
 import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { fsPlugin } from "../../builtins/fs_plugin.ts";
 import { readBeforeEditPlugin } from "../../builtins/read_before_edit.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 Deno.test("builtins run through the agent loop with tool/call, fs/observed and tool/result events", async () => {

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { checkLayers } from "../../.ci/check_layers.ts";
+import { checkLayers, CYCLES_PENDING } from "../../.ci/check_layers.ts";
 import { findImportCycles } from "../../.ci/_import_cycles.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -59,30 +59,37 @@ Deno.test("import-cycle: a cycle inside one folder fails the check, type-only im
 });
 
 Deno.test("import-cycle: --off silences it, and a pending folder's cycles are notes", async () => {
+  // The first folder still pending (issue 24); with none left, every folder's cycle is a violation.
+  const pending = CYCLES_PENDING[0];
+  const folder = pending ?? "acp";
   const files = {
-    "acp/a.ts": 'import "./b.ts";\n',
-    "acp/b.ts": 'import "./c.ts";\n',
-    "acp/c.ts": 'import "./a.ts";\n',
+    [`${folder}/a.ts`]: 'import "./b.ts";\n',
+    [`${folder}/b.ts`]: 'import "./c.ts";\n',
+    [`${folder}/c.ts`]: 'import "./a.ts";\n',
   };
   const report = await check(files);
-  equal(report.code, 0, "acp/ is in CYCLES_PENDING");
   equal(report.cycles.length, 1);
-  equal(
-    report.lines.includes(
-      "note: known import cycle (acp/ is in CYCLES_PENDING): acp/a.ts → acp/b.ts → acp/c.ts → acp/a.ts",
-    ),
-    true,
-  );
+  if (pending !== undefined) {
+    equal(report.code, 0, `${pending}/ is in CYCLES_PENDING`);
+    const path = ["a", "b", "c", "a"].map((f) => `${pending}/${f}.ts`).join(" → ");
+    equal(
+      report.lines.includes(`note: known import cycle (${pending}/ is in CYCLES_PENDING): ${path}`),
+      true,
+    );
+    const clean = await check({ "tools/a.ts": "" });
+    equal(
+      clean.lines.includes(
+        `note: ${pending}/ has no import cycle left: remove it from CYCLES_PENDING`,
+      ),
+      true,
+    );
+  } else equal(report.code, 1);
+  for (const done of ["acp", "builtins", "remote"]) equal(CYCLES_PENDING.includes(done), false);
   const moved = Object.fromEntries(
-    Object.entries(files).map(([path, text]) => [path.replace("acp/", "tools/"), text]),
+    Object.entries(files).map(([path, text]) => [path.replace(`${folder}/`, "tools/"), text]),
   );
   equal((await check(moved)).code, 1);
   equal((await check(moved, ["--off=import-cycle"])).code, 0);
-  const clean = await check({ "core/a.ts": "" });
-  equal(
-    clean.lines.includes("note: acp/ has no import cycle left: remove it from CYCLES_PENDING"),
-    true,
-  );
 });
 
 Deno.test("layer-order, private-file and sibling-import are reported with the import's line", async () => {

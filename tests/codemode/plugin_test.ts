@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createHarness } from "../../registry/mod.ts";
-import { createAgent } from "../../agent/mod.ts";
-import { MockAdapter, textResponse, toolCallResponse } from "../../testing/mod.ts";
+import { createHarness } from "../../mod.ts";
+import { createAgent } from "../../mod.ts";
+import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mod.ts";
 import { type CodeModeConfig, codeModePlugin, codeModePrompt } from "../../codemode/mod.ts";
 import { tempDir } from "../_helpers.ts";
 

@@ -5,8 +5,9 @@ import {
   looksSecret,
   looksSecretValue,
   scrubEnv,
-  setEnvPolicy,
 } from "../../core/env_policy.ts";
+import * as core from "../../core/mod.ts";
+import { LocalExecutor } from "../../builtins/local_executor.ts";
 
 const SOURCE: Record<string, string> = {
   PATH: "/bin",
@@ -137,17 +138,33 @@ Deno.test("checkEnvPolicy() names the bad key and value", () => {
   });
 });
 
-Deno.test("childEnv() applies the process-wide policy to the real environment", () => {
+Deno.test("childEnv() applies the policy it is given, else the default scrub: no process-wide policy", async () => {
   Deno.env.set("DSH_ENV_TEST_TOKEN", "t");
   Deno.env.set("DSH_ENV_TEST_PLAIN", "p");
   try {
     const env = childEnv();
     equal(env.DSH_ENV_TEST_PLAIN, "p");
     equal("DSH_ENV_TEST_TOKEN" in env, false);
-    setEnvPolicy({ inherit: "none", include: ["DSH_ENV_TEST_TOKEN"] });
-    deepEqual(childEnv(), { DSH_ENV_TEST_TOKEN: "t" });
+    deepEqual(childEnv({ inherit: "none", include: ["DSH_ENV_TEST_TOKEN"] }), {
+      DSH_ENV_TEST_TOKEN: "t",
+    });
+    equal("setEnvPolicy" in core, false);
+    // Two executors (two harnesses) in one process: each child sees its own policy only.
+    const strict = new LocalExecutor({ envPolicy: { inherit: "none", set: { ONLY: "1" } } });
+    const plain = new LocalExecutor();
+    const envOf = async (executor: LocalExecutor) => {
+      const chunks: string[] = [];
+      const decoder = new TextDecoder();
+      await executor.run("env", { onOutput: (chunk) => void chunks.push(decoder.decode(chunk)) });
+      return { stdout: chunks.join("") };
+    };
+    const [a, b] = await Promise.all([envOf(strict), envOf(plain)]);
+    equal(a.stdout.includes("ONLY=1"), true);
+    equal(a.stdout.includes("DSH_ENV_TEST_PLAIN"), false);
+    equal(b.stdout.includes("DSH_ENV_TEST_PLAIN=p"), true);
+    equal(b.stdout.includes("ONLY=1"), false);
+    equal(b.stdout.includes("DSH_ENV_TEST_TOKEN"), false);
   } finally {
-    setEnvPolicy({});
     Deno.env.delete("DSH_ENV_TEST_TOKEN");
     Deno.env.delete("DSH_ENV_TEST_PLAIN");
   }

@@ -2,7 +2,7 @@ import { deepEqual, equal, rejects } from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL as toFileUrl } from "node:url";
 import { reloadPlugin } from "../../core/reload.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 function pluginSource(version: string, tool: string): string {

@@ -67,7 +67,8 @@ function pluginHost(plugins: readonly DocExample[]): string {
       JSON.stringify(PLUGIN_CONFIG[p.file] ?? null)
     }]`
   ).join(",\n  ");
-  return `import { createHarness, type Plugin } from "@dsh/harness";
+  return `import { createHarness } from "@dsh/harness";
+import { type Plugin } from "@dsh/harness/core";
 ${imports}
 
 const plugins: [string, unknown, unknown][] = [

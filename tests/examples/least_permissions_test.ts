@@ -10,7 +10,8 @@ import { assertRan, consumerProject, runShown } from "./_consumer.ts";
 
 const PURE_TOOL_TEST = `import { deepEqual, equal } from "node:assert/strict";
 import { createAgent, createHarness, defineTool } from "@dsh/harness";
-import { eventOfType, MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/testing";
+import { eventOfType } from "@dsh/harness/testing";
+import { MockAdapter, textResponse, toolCallResponse } from "@dsh/harness/agent";
 
 const upper = defineTool({
   name: "upper",

@@ -1,7 +1,8 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import * as permissionGate from "../../examples/permission_gate.ts";
 import { createPermissionGate } from "../../examples/permission_gate.ts";
-import { createHarness, matchGlob } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
+import { matchGlob } from "../../tools/mod.ts";
 import type { ApprovalService } from "../../registry/types.ts";
 import { fakeAgent } from "../registry/_harness.ts";
 

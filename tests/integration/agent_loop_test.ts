@@ -10,7 +10,7 @@ import {
 } from "../../agent/mock_adapter.ts";
 import { readSessionLog } from "../../agent/read_session_log.ts";
 import type { SessionEvent } from "../../agent/session_event.ts";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import type { AnyToolDefinition, ToolExecution } from "../../tools/definition.ts";
 import { HANG_GUARD_MS, tempDir } from "../_helpers.ts";
 

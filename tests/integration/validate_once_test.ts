@@ -1,7 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { type Context, defineTool } from "../../mod.ts";
+import type { ToolsContext as Context } from "../../mod.ts";
+import { defineTool } from "../../mod.ts";
 import type { StandardSchemaV1 } from "../../tools/standard_schema.ts";
-import { assertAcpSnapshot, textResponse, toolCallResponse } from "../../testing/mod.ts";
+import { assertAcpSnapshot } from "../../testing/mod.ts";
+import { textResponse, toolCallResponse } from "../../agent/mod.ts";
 
 /** A Standard Schema whose validate counts its runs, so the test sees every validation. */
 function countingSchema(runs: string[]): StandardSchemaV1<{ text: string }> {

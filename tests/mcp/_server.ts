@@ -1,5 +1,5 @@
 /** Shared launch config of the real MCP server used by the tests (server-everything, pinned in test_deps). */
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import type { McpStdioServerConfig } from "../../mcp/config.ts";
 
 /** Path of server-everything's entry point. */

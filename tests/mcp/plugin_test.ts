@@ -1,5 +1,5 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import { mcpPlugin, type McpProgressEvent, type McpStatusEvent } from "../../mcp/mod.ts";
 import type { Fiber } from "../../core/context.ts";
 import { EVERYTHING, isGone, nextEvent } from "./_server.ts";

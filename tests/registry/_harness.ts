@@ -1,6 +1,6 @@
 /** Shared doubles for the registry tests (hand-written, no mocking library). */
 import type { LogRecord } from "../../core/logger.ts";
-import { createHarness, type CreateHarnessOptions, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type CreateHarnessOptions, type ToolsContext } from "../../mod.ts";
 import type {
   AgentHandle,
   AnyToolDefinition,

@@ -1,6 +1,6 @@
 // The seed page's "minimal shape" example, as written except for the import paths.
 import { readFile } from "node:fs/promises";
-import type { Context } from "../../mod.ts";
+import type { ToolsContext as Context } from "../../mod.ts";
 import { defineTool } from "../../mod.ts";
 
 export const name = "my-tool";

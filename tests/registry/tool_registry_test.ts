@@ -2,7 +2,8 @@ import { deepEqual, equal, notEqual, ok, rejects, throws } from "node:assert/str
 import { Context } from "../../core/context.ts";
 import { HarnessError } from "../../core/errors.ts";
 import { codeModeRoute } from "../../codemode/plugin.ts";
-import { createHarness, createToolRegistry, toolsPlugin } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
+import { createToolRegistry, toolsPlugin } from "../../registry/mod.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
 import { harness, rawTool, text } from "./_harness.ts";

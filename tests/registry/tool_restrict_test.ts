@@ -1,5 +1,5 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { createHarness, type ToolsContext } from "../../registry/mod.ts";
+import { createHarness, type ToolsContext } from "../../mod.ts";
 import type { AnyToolDefinition } from "../../tools/mod.ts";
 import { fakeAgent } from "./_harness.ts";
 
@@ -102,8 +102,8 @@ Deno.test("ctx.tools.restrict() never hides run_code and rejects malformed filte
 });
 
 Deno.test("ctx.tools.restrict() hides tools from the model requests of that agent only", async () => {
-  const { createAgent } = await import("../../agent/mod.ts");
-  const { MockAdapter, textResponse } = await import("../../testing/mod.ts");
+  const { createAgent } = await import("../../mod.ts");
+  const { MockAdapter, textResponse } = await import("../../agent/mod.ts");
   const ctx = await harness();
   try {
     ctx.tools.restrict({ deny: ["bash", "mcp__*"] }, { scope: "restricted" });

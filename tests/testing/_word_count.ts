@@ -1,7 +1,7 @@
 /** A tool plugin under test, as a tool author would write it (zod parameters, a generic card). */
 import { z } from "zod";
-import { defineTool } from "../../tools/mod.ts";
-import type { ToolsContext } from "../../registry/mod.ts";
+import { defineTool } from "../../mod.ts";
+import type { ToolsContext } from "../../mod.ts";
 
 /** The plugin name. */
 export const name = "word-count";

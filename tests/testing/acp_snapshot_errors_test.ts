@@ -2,6 +2,7 @@ import { match } from "node:assert/strict";
 import { tempDir } from "../_helpers.ts";
 
 const TESTING = new URL("../../testing/mod.ts", import.meta.url).href;
+const AGENT = new URL("../../agent/mod.ts", import.meta.url).href;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
 /** Runs one `assertAcpSnapshot` call in a `deno test` subprocess with `flags`; its output. */
@@ -11,7 +12,8 @@ async function runSnapshot(flags: readonly string[], options: string): Promise<s
   const transcript = JSON.stringify(`${dir.path}/x.jsonl`);
   await Deno.writeTextFile(
     file,
-    `import { assertAcpSnapshot, textResponse } from ${JSON.stringify(TESTING)};
+    `import { assertAcpSnapshot } from ${JSON.stringify(TESTING)};
+import { textResponse } from ${JSON.stringify(AGENT)};
 Deno.test("snapshot", async () => {
   await assertAcpSnapshot(${transcript}, { script: [textResponse("hi")] }, ${options});
 });

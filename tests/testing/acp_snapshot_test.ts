@@ -1,11 +1,7 @@
 import { equal, match, rejects } from "node:assert/strict";
 import { AssertionError } from "node:assert";
-import {
-  assertAcpSnapshot,
-  messagesOfRole,
-  textResponse,
-  toolCallResponse,
-} from "../../testing/mod.ts";
+import { assertAcpSnapshot, messagesOfRole } from "../../testing/mod.ts";
+import { textResponse, toolCallResponse } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";
 import * as wordCount from "./_word_count.ts";
 

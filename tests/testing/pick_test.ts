@@ -1,15 +1,9 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { createAgent } from "../../agent/mod.ts";
-import { createHarness } from "../../registry/mod.ts";
-import { defineTool } from "../../tools/mod.ts";
-import {
-  eventOfType,
-  eventsOfType,
-  messagesOfRole,
-  MockAdapter,
-  multiCall,
-  textResponse,
-} from "../../testing/mod.ts";
+import { createAgent } from "../../mod.ts";
+import { createHarness } from "../../mod.ts";
+import { defineTool } from "../../mod.ts";
+import { eventOfType, eventsOfType, messagesOfRole } from "../../testing/mod.ts";
+import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
 
 Deno.test("eventsOfType() and eventOfType() pick typed events from an in-memory agent", async () => {
   const ctx = await createHarness({ logLevel: "error" });

@@ -4,7 +4,7 @@ import { defineTool } from "../../tools/define_tool.ts";
 import { type StandardSchemaV1, standardViolations } from "../../tools/standard_schema.ts";
 import { ToolArgsError } from "../../tools/tool_args_error.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
-import { createHarness } from "../../registry/mod.ts";
+import { createHarness } from "../../mod.ts";
 import { generateSdk } from "../../codemode/mod.ts";
 
 function fakeExec(): ToolExecution {
