@@ -24,8 +24,9 @@ export type {
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
+  ToolPhase,
 } from "../tools/hooks.ts";
-import type { Guard } from "../tools/hooks.ts";
+import type { Guard, ToolPhase } from "../tools/hooks.ts";
 import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
@@ -51,6 +52,37 @@ export interface ExecuteRequest {
 
 /** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
 export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
+
+/**
+ * Middleware of one call, Hono-style: code before `await next()` runs inward, code after it
+ * outward, and not calling `next` short-circuits. What it may do depends on its phase
+ * (`TOOL_PHASES`): `tools/pre-execute` and `guard` either call `next()` and return its outcome, or
+ * deny (return an error outcome without calling it); `tools/execute` may pass a new signal,
+ * `next(signal)`, and a result it authors is normalized; `tools/post-execute` may replace the
+ * outcome but never turn a failure into a success; `tools/result` observes (its return value is
+ * ignored, its throws logged). `route` and `body` are unrestricted.
+ *
+ * @example Usage
+ * ```ts
+ * import { createHarness } from "./tools_plugin.ts";
+ * import type { ToolMiddleware } from "./types.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * const seen: string[] = [];
+ * const log: ToolMiddleware = async (call, next) => {
+ *   seen.push(call.name);
+ *   return await next();
+ * };
+ * ctx.tools.use("tools/pre-execute", log);
+ * await ctx.tools.execute({ callId: "c1", name: "nope", arguments: {} });
+ * equal(seen.length, 0); // an unknown tool never reaches pre-execute
+ * await ctx.fiber.dispose();
+ * ```
+ */
+export type ToolMiddleware = (
+  call: ToolCall,
+  next: Next,
+) => Promise<ToolOutcome> | ToolOutcome;
 
 /**
  * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
@@ -112,7 +144,17 @@ export interface ToolRegistry {
    * pipeline; never throws or rejects.
    */
   execute(request: ExecuteRequest | ToolCall): Promise<ToolOutcome>;
-  /** Adds a layer to the chain (an effect of the caller's fiber); see {@linkcode ToolLayer}. */
+  /**
+   * Installs middleware in `phase` (an effect of the caller's fiber: disposing it removes the
+   * middleware). The chain runs middleware by phase (`TOOL_PHASES`), then by installation.
+   */
+  use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
+  /** Installs middleware in the `tools/execute` phase (around dispatch). */
+  use(middleware: ToolMiddleware): () => void;
+  /**
+   * Adds a layer (`route` or `body` middleware, and a `define` rewrite applied at registration);
+   * see {@linkcode ToolLayer}.
+   */
   use(layer: ToolLayer): () => void;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
   isConcurrencySafe(name: string, args: unknown, options?: { readonly scope?: string }): boolean;

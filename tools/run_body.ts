@@ -4,12 +4,13 @@
  *
  * @module
  */
-import { errorMessage } from "../core/error_message.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ContentBlock } from "./content.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { AgentHandle, AnyToolDefinition, ToolExecution } from "./definition.ts";
+import type { AroundExecution } from "./hooks.ts";
 import {
   aborted,
   errorOutcome,
@@ -221,4 +222,32 @@ function isAbortError(error: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** A wrapper view and a reader of its current signal. */
+export interface AroundView {
+  readonly view: AroundExecution;
+  readonly signal: () => AbortSignal;
+}
+
+/** Makes the wrapper view of `exec`. */
+export function aroundView(exec: ToolExecution): AroundView {
+  let current = exec.signal;
+  const view = { ...exec } as { signal?: AbortSignal };
+  delete view.signal;
+  Object.defineProperty(view, "signal", {
+    enumerable: true,
+    get: () => current,
+    set(value: unknown) {
+      if (!(value instanceof AbortSignal)) {
+        throw new TypeError(
+          `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
+            describeValue(value)
+          }`,
+        );
+      }
+      current = value;
+    },
+  });
+  return { view: Object.freeze(view) as AroundExecution, signal: () => current };
 }
