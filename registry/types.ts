@@ -199,10 +199,15 @@ export interface ToolCall {
   /** The frozen execution the body and the hooks receive. */
   readonly exec: ToolExecution;
   /**
-   * The soft validation of `arguments`, computed on first read and kept: what presenters and
-   * `isConcurrencySafe` use (raw definitions: always ok, with the arguments as they are).
+   * The one validation of `arguments`, made when the call was prepared (raw definitions: ok, with
+   * the arguments as they are).
    */
   readonly validation: ArgsValidation;
+  /**
+   * The validated arguments (`validation.args`: the parsed value, deep-frozen) that the body, the
+   * presenters and `isConcurrencySafe` receive; `undefined` when they did not validate.
+   */
+  readonly args: unknown;
   /** `definition.isConcurrencySafe(args) === true` on valid arguments; computed once. */
   readonly concurrencySafe: boolean;
   /** The published outcome; `undefined` until then. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
-import { ASYNC, INVALID, rememberValidation } from "./_args_memo.ts";
+import { ASYNC, INVALID, parseSoft, soft } from "./_soft_args.ts";
 import type {
   ArgsValidation,
   ExecuteReturn,
@@ -12,6 +12,7 @@ import type {
   ToolDefinition,
   ToolExecution,
   ToolResult,
+  ValidatedTool,
 } from "./definition.ts";
 import type { InferArgs } from "./infer.ts";
 import { checkParameters, type ParametersSpec } from "./schema.ts";
@@ -172,10 +173,13 @@ export function defineTool<const P extends ToolParameters>(
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
   const { timeoutMs, background } = options;
   type Args = ToolArgs<P>;
-  const { parse, parseSoft, validate, schema, spec } = rememberValidation(
-    compileParameters(name, options),
-  );
-
+  const { parse, check, schema, spec } = compileParameters(name, options);
+  const validate = (args: unknown): ArgsValidation => Object.freeze(check(args));
+  // The author's callbacks for parsed arguments (what the registry calls with a call's `args`),
+  // and the public ones, which check the arguments they get first.
+  const typed: { -readonly [K in keyof ValidatedTool<Args>]: ValidatedTool<Args>[K] } = {
+    execute: (args, exec) => execute.call(options, args, exec),
+  };
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
   } = {
@@ -191,35 +195,36 @@ export function defineTool<const P extends ToolParameters>(
     },
   };
   if (presentCall !== undefined) {
-    definition.presentCall = function softPresentCall(args: unknown) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed === INVALID ? undefined : presentCall.call(options, parsed as Args);
-      } catch {
-        return undefined;
-      }
-    };
+    const present = typed.presentCall = soft(
+      (args: Args) => presentCall.call(options, args),
+      undefined,
+    );
+    definition.presentCall = soft((args: unknown) => {
+      const parsed = parseSoft(validate, args);
+      return parsed === INVALID ? undefined : present(parsed as Args);
+    }, undefined);
   }
   if (presentResult !== undefined) {
-    definition.presentResult = function softPresentResult(args: unknown, result: ToolResult) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed === INVALID ? undefined : presentResult.call(options, parsed as Args, result);
-      } catch {
-        return undefined;
-      }
-    };
+    const present = typed.presentResult = soft(
+      (args: Args, result: ToolResult) => presentResult.call(options, args, result),
+      undefined,
+    );
+    definition.presentResult = soft((args: unknown, result: ToolResult) => {
+      const parsed = parseSoft(validate, args);
+      return parsed === INVALID ? undefined : present(parsed as Args, result);
+    }, undefined);
   }
   if (isConcurrencySafe !== undefined) {
-    definition.isConcurrencySafe = function softIsConcurrencySafe(args: unknown) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed !== INVALID && isConcurrencySafe.call(options, parsed as Args) === true;
-      } catch {
-        return false;
-      }
-    };
+    const classify = typed.isConcurrencySafe = soft(
+      (args: Args) => isConcurrencySafe.call(options, args) === true,
+      false,
+    );
+    definition.isConcurrencySafe = soft((args: unknown) => {
+      const parsed = parseSoft(validate, args);
+      return parsed !== INVALID && classify(parsed as Args);
+    }, false);
   }
+  Object.defineProperty(definition, "validated", { value: Object.freeze(typed) });
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs;
   if (background !== undefined) definition.background = background;
   return Object.freeze(definition);

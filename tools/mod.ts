@@ -106,6 +106,7 @@ export type {
   ToolDefinition,
   ToolExecution,
   ToolResult,
+  ValidatedTool,
 } from "./definition.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.

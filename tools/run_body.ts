@@ -9,7 +9,14 @@ import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ContentBlock } from "./content.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { AgentHandle, AnyToolDefinition, ToolExecution } from "./definition.ts";
+import type {
+  AgentHandle,
+  AnyToolDefinition,
+  ArgsValidation,
+  ExecuteReturn,
+  ToolExecution,
+} from "./definition.ts";
+import { ToolArgsError } from "./tool_args_error.ts";
 import type { AroundExecution } from "./hooks.ts";
 import {
   aborted,
@@ -34,6 +41,9 @@ export interface BodyCall {
   /** The caller's signal (composed with the fiber's lifetime). */
   readonly signal: AbortSignal;
   readonly exec: ToolExecution;
+  /** The call's one validation of `arguments` and, when it passed, the parsed `args`. */
+  readonly validation: ArgsValidation;
+  readonly args: unknown;
   /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
   deferred: (readonly ContentBlock[])[] | undefined;
@@ -121,7 +131,7 @@ export async function runBody(
   const exec = composed ? Object.freeze({ ...call.exec, signal }) : call.exec;
   let outcome: ToolOutcome;
   try {
-    const returned = definition.execute(call.arguments, exec);
+    const returned = dispatch(definition, call, exec);
     const value = !isThenable(returned)
       ? returned
       : call.abortable || composed
@@ -160,6 +170,24 @@ export async function runBody(
     call.settled = true;
   }
   return outcome;
+}
+
+/**
+ * Calls the body: a `defineTool` body with the call's validated `args` (no second check), or the
+ * definition's `execute` with the arguments (raw tools, wrappers, asynchronous schemas).
+ */
+function dispatch(
+  definition: AnyToolDefinition,
+  call: BodyCall,
+  exec: ToolExecution,
+): ExecuteReturn | Promise<ExecuteReturn> {
+  const typed = definition.validated;
+  const validation = call.validation;
+  if (typed === undefined || (!validation.ok && validation.pending)) {
+    return definition.execute(call.arguments, exec);
+  }
+  if (!validation.ok) throw new ToolArgsError(validation.violations);
+  return typed.execute(call.args, exec);
 }
 
 function timedOut(call: BodyCall, timeoutMs: number): ToolOutcome {

@@ -331,7 +331,7 @@ Deno.test("Fiber.ready rejects when a plugin it loaded fails to apply, and resol
 Deno.test("around(): an argument given to next() is ignored; a sync throw rejects; listenerVersion moves", async () => {
   const root = quietRoot();
   const version = root.listenerVersion;
-  const off = root.on("w", (arg: number, next: (x?: unknown) => Promise<number>) => next("junk"));
+  const off = root.on("w", (_arg: number, next: (x?: unknown) => Promise<number>) => next("junk"));
   const afterAdd = root.listenerVersion;
   equal(afterAdd !== version, true);
   equal(await root.around("w", 4, (n: number) => Promise.resolve(n * 2)), 8);
