@@ -89,6 +89,7 @@ export type {
   ToolDefinition,
   ToolExecution,
   ToolResult,
+  ValidatedTool,
 } from "./tools/definition.ts";
 export { Fiber } from "./core/context.ts";
 export type { Disposer, Plugin, PluginFunction } from "./core/context.ts";
@@ -110,8 +111,10 @@ export type {
   PreExecuteListener,
   ResultObserver,
   ToolLayer,
+  ToolMiddleware,
   ToolMode,
   ToolOutcome,
+  ToolPhase,
   ToolRegistry,
 } from "./registry/types.ts";
 export { Agent, createAgent } from "./agent/agent.ts";

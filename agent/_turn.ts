@@ -63,8 +63,8 @@ export async function runSteps(
         return { prepared: prepareCall(host, call, parsed.args, { signal, mode: toolMode }) };
       },
       isSafe: (_call, prepared) => !signal.aborted && prepared.concurrencySafe,
-      // The presenters get the registry's own frozen arguments: its validation is remembered
-      // per snapshot, so they never validate again.
+      // The presenters get the registry's own frozen arguments (the call's `args` are its
+      // validated form, for presenters that take them).
       started: (call, prepared) =>
         host.append("tool/call", {
           turn,

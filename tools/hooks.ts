@@ -35,7 +35,7 @@ import {
  * equal(TOOL_PHASES.indexOf("guard") > TOOL_PHASES.indexOf("tools/pre-execute"), true);
  * ```
  */
-export const TOOL_PHASES: readonly [
+export const TOOL_PHASES: readonly ToolPhase[] = Object.freeze([
   "tools/result",
   "route",
   "tools/post-execute",
@@ -43,20 +43,17 @@ export const TOOL_PHASES: readonly [
   "guard",
   "tools/execute",
   "body",
-] = Object.freeze(
-  [
-    "tools/result",
-    "route",
-    "tools/post-execute",
-    "tools/pre-execute",
-    "guard",
-    "tools/execute",
-    "body",
-  ] as const,
-);
+]);
 
 /** One phase of {@linkcode TOOL_PHASES}. */
-export type ToolPhase = typeof TOOL_PHASES[number];
+export type ToolPhase =
+  | "tools/result"
+  | "route"
+  | "tools/post-execute"
+  | "tools/pre-execute"
+  | "guard"
+  | "tools/execute"
+  | "body";
 
 /**
  * What an "Always allow" answer to an `ask` covers; without one it covers the whole tool. The
