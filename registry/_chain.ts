@@ -41,6 +41,8 @@ export interface Installed {
   readonly phase: ToolPhase;
   readonly seq: number;
   readonly run: ToolMiddleware | undefined;
+  /** The registry's own sugar (`guard()`): composed as it is, without its phase's checks. */
+  readonly trusted?: boolean;
   /** A layer's rewrite of the definitions registered while it is installed. */
   readonly define?: ((definition: AnyToolDefinition) => AnyToolDefinition) | undefined;
 }
@@ -62,8 +64,10 @@ function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, 
   }
   if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
   const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
-  for (const { phase, run } of sorted) {
-    if (run !== undefined) phases.get(phase)!.push(PHASE_RULES[phase](run) as Step);
+  for (const { phase, run, trusted } of sorted) {
+    if (run !== undefined) {
+      phases.get(phase)!.push((trusted ? run : PHASE_RULES[phase](run)) as Step);
+    }
   }
   return phases;
 }

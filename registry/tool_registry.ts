@@ -173,6 +173,7 @@ class ToolRegistryService {
     }
     return this.#install(caller, {
       phase: "guard",
+      trusted: true,
       run: (call, next) => runGuard(guard, call.exec) ?? next(),
     });
   }

@@ -20,9 +20,12 @@ export const ASYNC: ArgsValidation = Object.freeze({
 });
 
 /** The parsed arguments when `check` accepts them, otherwise {@linkcode INVALID}. */
-export function parseSoft(check: (args: unknown) => ArgsValidation, args: unknown): unknown {
+export function parseSoft<A>(
+  check: (args: unknown) => ArgsValidation,
+  args: unknown,
+): A | typeof INVALID {
   const answer = check(args);
-  return answer.ok ? answer.args : INVALID;
+  return answer.ok ? answer.args as A : INVALID;
 }
 
 /** `fn` made soft: a throw answers `fallback`. */

@@ -173,12 +173,16 @@ export function defineTool<const P extends ToolParameters>(
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
   const { timeoutMs, background } = options;
   type Args = ToolArgs<P>;
-  const { parse, check, schema, spec } = compileParameters(name, options);
+  // The one cast: the compiled schema parses into the arguments the types infer from it.
+  const { parse, check, schema, spec } = compileParameters(name, options) as CompiledParameters<
+    Args
+  >;
   const validate = (args: unknown): ArgsValidation => Object.freeze(check(args));
   // The author's callbacks for parsed arguments (what the registry calls with a call's `args`),
   // and the public ones, which check the arguments they get first.
   const typed: { -readonly [K in keyof ValidatedTool<Args>]: ValidatedTool<Args>[K] } = {
-    execute: (args, exec) => execute.call(options, args, exec),
+    // Bound, not wrapped: the body's stack goes from run_body.ts straight to the author's code.
+    execute: execute.bind(options),
   };
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
@@ -190,8 +194,8 @@ export function defineTool<const P extends ToolParameters>(
     validate,
     execute: function validatedExecute(args: unknown, exec: ToolExecution) {
       const parsed = parse(args);
-      if (!isThenable(parsed)) return execute.call(options, parsed as Args, exec);
-      return parsed.then((value) => execute.call(options, value as Args, exec));
+      if (!isThenable(parsed)) return execute.call(options, parsed, exec);
+      return parsed.then((value) => execute.call(options, value, exec));
     },
   };
   if (presentCall !== undefined) {
@@ -200,8 +204,8 @@ export function defineTool<const P extends ToolParameters>(
       undefined,
     );
     definition.presentCall = soft((args: unknown) => {
-      const parsed = parseSoft(validate, args);
-      return parsed === INVALID ? undefined : present(parsed as Args);
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed === INVALID ? undefined : present(parsed);
     }, undefined);
   }
   if (presentResult !== undefined) {
@@ -210,8 +214,8 @@ export function defineTool<const P extends ToolParameters>(
       undefined,
     );
     definition.presentResult = soft((args: unknown, result: ToolResult) => {
-      const parsed = parseSoft(validate, args);
-      return parsed === INVALID ? undefined : present(parsed as Args, result);
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed === INVALID ? undefined : present(parsed, result);
     }, undefined);
   }
   if (isConcurrencySafe !== undefined) {
@@ -220,8 +224,8 @@ export function defineTool<const P extends ToolParameters>(
       false,
     );
     definition.isConcurrencySafe = soft((args: unknown) => {
-      const parsed = parseSoft(validate, args);
-      return parsed !== INVALID && classify(parsed as Args);
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed !== INVALID && classify(parsed);
     }, false);
   }
   Object.defineProperty(definition, "validated", { value: Object.freeze(typed) });
@@ -278,13 +282,13 @@ function checkToolOptions<const P extends ToolParameters>(options: DefineToolOpt
   }
 }
 
-interface CompiledParameters {
+interface CompiledParameters<A = unknown> {
   /** The model-facing JSON Schema. */
   readonly schema: JsonSchema;
   /** The checked DSL map, or `undefined` for a Standard Schema. */
   readonly spec: ParametersSpec | undefined;
   /** The arguments `execute` receives; throws (or rejects with) {@linkcode ToolArgsError}. */
-  parse(args: unknown): unknown;
+  parse(args: unknown): A | Promise<A>;
   /** The soft check (an asynchronous schema is not ok: it is checked when the tool runs). */
   check(args: unknown): ArgsValidation;
 }

@@ -261,12 +261,16 @@ export interface AroundView {
 /** Makes the wrapper view of `exec`. */
 export function aroundView(exec: ToolExecution): AroundView {
   let current = exec.signal;
-  const view = { ...exec } as { signal?: AbortSignal };
-  delete view.signal;
-  Object.defineProperty(view, "signal", {
-    enumerable: true,
-    get: () => current,
-    set(value: unknown) {
+  // One object literal with the accessor in it (no delete/defineProperty: it stays a fast object).
+  const view: { -readonly [K in keyof AroundExecution]: AroundExecution[K] } = {
+    callId: exec.callId,
+    name: exec.name,
+    arguments: exec.arguments,
+    token: exec.token,
+    get signal(): AbortSignal {
+      return current;
+    },
+    set signal(value: unknown) {
       if (!(value instanceof AbortSignal)) {
         throw new TypeError(
           `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
@@ -276,6 +280,11 @@ export function aroundView(exec: ToolExecution): AroundView {
       }
       current = value;
     },
-  });
-  return { view: Object.freeze(view) as AroundExecution, signal: () => current };
+    output: exec.output,
+    deferContext: exec.deferContext,
+  };
+  if (exec.agent !== undefined) view.agent = exec.agent;
+  if (exec.parent !== undefined) view.parent = exec.parent;
+  if (exec.job !== undefined) view.job = exec.job;
+  return { view: Object.freeze(view), signal: () => current };
 }
