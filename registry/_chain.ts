@@ -20,6 +20,8 @@ import {
 } from "../tools/outcome.ts";
 import {
   ABORTED_DURING_POLICY,
+  type ApprovalScope,
+  ask,
   PHASE_RULES,
   runPost,
   runPreExecute,
@@ -29,7 +31,7 @@ import {
 import { aroundView, type BodyOptions, runBody } from "../tools/run_body.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
-import type { Next, ToolMiddleware } from "./types.ts";
+import type { Next, ToolCall, ToolMiddleware } from "./types.ts";
 
 /** One step: the call and the rest of the chain. */
 export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
@@ -117,6 +119,16 @@ export function observeResult(
       failed(error);
     }
   }
+}
+
+/** `ctx.tools.ask(call, options)`: approval for `tools/pre-execute` middleware. */
+export async function askFor(
+  ctx: Context,
+  call: ToolCall,
+  options: { readonly reason?: string; readonly scope?: ApprovalScope },
+): Promise<ToolOutcome | undefined> {
+  const answer = await ask(ctx, call.exec, options, call.signal);
+  return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
 }
 
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */

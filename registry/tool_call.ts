@@ -17,7 +17,7 @@ import type {
   ToolExecution,
 } from "../tools/definition.ts";
 import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
-import { type BodyCall, createExecution } from "../tools/run_body.ts";
+import { type BodyCall, createExecution, deepFreeze, validateArgs } from "../tools/run_body.ts";
 import type { ExecuteRequest, ToolCall, ToolMode } from "./types.ts";
 
 export type { ToolCall } from "./types.ts";
@@ -76,7 +76,7 @@ export class CallRecord implements ToolCall, BodyCall {
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
     // Validated once, here: the body, the presenters and isConcurrencySafe read `args`.
-    this.validation = this.rejected === undefined ? validate(definition, this.arguments) : NOT_JSON;
+    this.validation = validateArgs(this.rejected === undefined ? definition : null, this.arguments);
     if (this.validation.ok) this.args = deepFreeze(this.validation.args);
     this.exec = createExecution(this, request.onOutput, logger);
   }
@@ -91,32 +91,6 @@ export class CallRecord implements ToolCall, BodyCall {
   defer(content: readonly ContentBlock[]): void {
     (this.deferred ??= []).push(Object.freeze(content.slice()));
   }
-}
-
-const NOT_JSON: ArgsValidation = Object.freeze({
-  ok: false,
-  violations: Object.freeze(["the arguments are not lossless JSON"]),
-});
-
-/** The one validation of a call's arguments (raw definitions: ok, as they are). */
-function validate(definition: AnyToolDefinition | undefined, args: JsonValue): ArgsValidation {
-  const check = definition?.validate;
-  if (check === undefined) return { ok: true, args };
-  try {
-    return check(args);
-  } catch (error) {
-    // The body checks them again and fails with what the check threw.
-    return { ok: false, pending: true, violations: [errorMessage(error)] };
-  }
-}
-
-/** Freezes plain objects and arrays all the way down (a Standard Schema's parsed output). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-  for (const item of Object.values(value)) deepFreeze(item);
-  return Object.freeze(value);
 }
 
 /** `isConcurrencySafe(args) === true` (when `valid()`); a throw means no. */

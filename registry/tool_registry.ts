@@ -12,7 +12,7 @@ import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
 import { type Entry, ToolTable } from "../tools/tool_table.ts";
 import type { BodyOptions } from "../tools/run_body.ts";
-import { buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
+import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
 import { runGuard, TOOL_PHASES, type ToolPhase } from "../tools/hooks.ts";
 import {
   CallRecord,
@@ -138,6 +138,7 @@ class ToolRegistryService {
       prepare: (request) => this.#prepare(request, caller),
       execute: (request) => this.#execute(request, caller),
       use: (first: unknown, middleware?: unknown) => this.#use(caller, first, middleware),
+      ask: (call, options) => askFor(this.#ctx, call, options ?? {}),
       isConcurrencySafe: (name, args, options) =>
         safe(this.#table.resolve(name, options?.scope)?.definition, args),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),

@@ -26,7 +26,7 @@ export type {
   ResultObserver,
   ToolPhase,
 } from "../tools/hooks.ts";
-import type { Guard, ToolPhase } from "../tools/hooks.ts";
+import type { ApprovalScope, Guard, ToolPhase } from "../tools/hooks.ts";
 import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
@@ -156,6 +156,15 @@ export interface ToolRegistry {
    * see {@linkcode ToolLayer}.
    */
   use(layer: ToolLayer): () => void;
+  /**
+   * Asks the user about `call` through `ctx.approval`, for `tools/pre-execute` middleware:
+   * `undefined` when allowed, otherwise the outcome to return (the denial of docs/contracts.md §2
+   * step 3, or `ABORTED_BEFORE_DISPATCH` when the caller aborted meanwhile).
+   */
+  ask(
+    call: ToolCall,
+    options?: { readonly reason?: string; readonly scope?: ApprovalScope },
+  ): Promise<ToolOutcome | undefined>;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
   isConcurrencySafe(name: string, args: unknown, options?: { readonly scope?: string }): boolean;
 }

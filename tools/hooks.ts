@@ -186,8 +186,11 @@ export function runGuard(guard: Guard, exec: ToolExecution): ToolOutcome | undef
   return denied(reason === "" ? `tool "${exec.name}" was denied by a guard` : reason);
 }
 
-/** Routes an `ask` to `ctx.approval`; `undefined` means approved. */
-async function ask(
+/**
+ * Routes an `ask` to `ctx.approval`: `undefined` means approved, otherwise the denial, or
+ * {@linkcode ABORTED_DURING_POLICY} when approval was cancelled because the caller aborted.
+ */
+export async function ask(
   ctx: Context,
   exec: ToolExecution,
   decision: { readonly reason?: string; readonly scope?: ApprovalScope },
@@ -348,6 +351,7 @@ function denyOrNext(phase: ToolPhase, run: PhaseMiddleware): PhaseMiddleware {
   return async (call, next) => {
     let inner: ToolOutcome | undefined;
     const result = await run(call, async () => inner = await next());
+    if (result === abortedBeforeDispatch()) return result;
     if (inner !== undefined) {
       if (result !== inner) throw phaseError(phase, "cannot replace the outcome of next()");
       return inner;

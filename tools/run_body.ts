@@ -96,6 +96,39 @@ export function createExecution(
   return Object.freeze(exec);
 }
 
+const NOT_JSON: ArgsValidation = Object.freeze({
+  ok: false,
+  violations: Object.freeze(["the arguments are not lossless JSON"]),
+});
+
+/**
+ * The one validation of a call's arguments, made when the registry prepares it (raw definitions:
+ * ok, as they are; `null`: the arguments were not lossless JSON).
+ */
+export function validateArgs(
+  definition: AnyToolDefinition | undefined | null,
+  args: JsonValue,
+): ArgsValidation {
+  if (definition === null) return NOT_JSON;
+  const check = definition?.validate;
+  if (check === undefined) return { ok: true, args };
+  try {
+    return check(args);
+  } catch (error) {
+    // The body checks them again and fails with what the check threw.
+    return { ok: false, pending: true, violations: [errorMessage(error)] };
+  }
+}
+
+/** Freezes plain objects and arrays all the way down (a Standard Schema's parsed output). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
+}
+
 /** What the body step needs from the registry. */
 export interface BodyOptions {
   /** Deadline for tools without `timeoutMs`. */

@@ -6,9 +6,10 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { defineTool } from "../../tools/define_tool.ts";
 import { errorOutcome, type ToolOutcome } from "../../tools/outcome.ts";
-import { TOOL_PHASES, type ToolPhase } from "../../tools/hooks.ts";
+import { type ApprovalOutcome, TOOL_PHASES, type ToolPhase } from "../../tools/hooks.ts";
+import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolCall, ToolMiddleware } from "../../registry/types.ts";
-import { countingTool, harness, rawTool, text } from "./_harness.ts";
+import { countingTool, fakeAgent, harness, rawTool, text } from "./_harness.ts";
 
 const deny = (reason: string): ToolOutcome => errorOutcome(reason, { code: "DENIED" });
 
@@ -287,4 +288,33 @@ Deno.test("middleware reads the call's validated, frozen args", async () => {
   );
   deepEqual(args, [{ who: "ada" }, undefined]);
   ok(Object.isFrozen(args[0]));
+});
+
+Deno.test("ctx.tools.ask() routes a pre-execute middleware's ask to ctx.approval", async () => {
+  await using h = await harness();
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("deploy", counter));
+  const answers: ApprovalOutcome[] = ["rejected", "allowed-once"];
+  const asked: { name: string; reason?: string | undefined }[] = [];
+  h.ctx.provide("approval", {
+    request(exec: ToolExecution, options: { readonly reason?: string }) {
+      asked.push({ name: exec.name, reason: options.reason });
+      return Promise.resolve(answers.shift()!);
+    },
+  });
+  h.ctx.tools.use(
+    "tools/pre-execute",
+    async (call, next) => await h.ctx.tools.ask(call, { reason: "deploys are risky" }) ?? next(),
+  );
+  const agent = fakeAgent();
+  const first = await h.ctx.tools.execute({ callId: "1", name: "deploy", arguments: {}, agent });
+  equal(text(first), 'Error: the user rejected tool "deploy"');
+  equal(counter.runs, 0);
+  const second = await h.ctx.tools.execute({ callId: "2", name: "deploy", arguments: {}, agent });
+  equal(second.isError, false);
+  equal(counter.runs, 1);
+  deepEqual(asked, [
+    { name: "deploy", reason: "deploys are risky" },
+    { name: "deploy", reason: "deploys are risky" },
+  ]);
 });
