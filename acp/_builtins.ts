@@ -63,13 +63,14 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),
-    ctx.plugin(fsPlugin, {}),
-    ctx.plugin(readBeforeEditPlugin, {}),
+    // One executor for bash and the fs tools (and Code Mode): one environment per session.
+    ctx.plugin(fsPlugin, { executor }),
+    ctx.plugin(readBeforeEditPlugin, { executor }),
     ctx.plugin(workspacePolicyPlugin, { protectedPaths }),
   ];
   if (config.toolMode !== "native") {
     const { codeModePlugin } = await import("../codemode/mod.ts");
-    fibers.push(ctx.plugin(codeModePlugin, { mode: config.toolMode }));
+    fibers.push(ctx.plugin(codeModePlugin, { mode: config.toolMode, executor }));
   }
   if (Object.keys(config.mcpServers).length > 0) {
     const { mcpPlugin } = await import("../mcp/mod.ts");

@@ -13,10 +13,13 @@ import type {
   Executor,
   ExecutorRecord,
   FileStat,
+  OpenedFile,
+  OpenFileOptions,
   RunOptions,
   RunResult,
   SpawnOptions,
 } from "../tools/executor.ts";
+import { openFileOf } from "../tools/exec_file.ts";
 
 /** An {@linkcode Executor} that creates the real one on first use. */
 export class LazyExecutor implements Executor {
@@ -76,6 +79,11 @@ export class LazyExecutor implements Executor {
     return await (await this.ready()).stat(path);
   }
 
+  /** Opens a file through the real executor (its verified handle when it has one). */
+  async openFile(path: string, options: OpenFileOptions): Promise<OpenedFile> {
+    return await openFileOf(await this.ready(), path, options);
+  }
+
   /** Spawns through the real executor. */
   async spawn(program: string, options?: SpawnOptions): Promise<ExecChild> {
     return await (await this.ready()).spawn(program, options);
@@ -91,9 +99,14 @@ export class LazyExecutor implements Executor {
     await (await this.ready()).remove(path, options);
   }
 
-  /** The local executors share one environment: returns itself. */
-  forSession(_sessionId: string): Executor {
-    return this;
+  /**
+   * The real executor's session executor (a local one is itself); before the probe, a lazy one
+   * that probes first.
+   */
+  forSession(sessionId: string): Executor {
+    const executor = this.#executor;
+    if (executor !== undefined) return executor.forSession(sessionId);
+    return new LazyExecutor(async () => (await this.ready()).forSession(sessionId));
   }
 
   /** Probes, then opens the real executor. */

@@ -4,10 +4,8 @@
  *
  * @module
  */
-import { describeFsError } from "./_fs_errors.ts";
 import type { Executor } from "../tools/executor.ts";
-import { LocalExecutor } from "./local_executor.ts";
-import { openVerified, resolveFsTarget } from "./_safe_fs.ts";
+import { openFileOf } from "../tools/exec_file.ts";
 import type { FileVersion } from "./fs_read.ts";
 
 export type { FileVersion };
@@ -15,75 +13,21 @@ export type { FileVersion };
 /** Files up to this size get a content hash in their version; larger ones size and mtime only. */
 export const HASH_MAX_BYTES = 64 * 1024 * 1024;
 
-/** An executor that can stream a file (optional; others fall back to `readFile`). */
-export interface StreamingExecutor extends Executor {
-  /** A stream of the file's bytes. */
-  readStream(path: string): Promise<ReadableStream<Uint8Array>>;
-}
-
-/** Size of the reused read buffer of local file reads. */
-const CHUNK_BYTES = 256 * 1024;
-
 /**
- * Reads `path` chunk by chunk: the executor's own `readStream` when it has one, a reused buffer
- * over a verified handle (see `_safe_fs.ts`) for the local executor family (whose `readFile` is
- * the local one), else one whole-file chunk. A chunk is only valid until the next one is
- * requested.
+ * Reads `path` chunk by chunk through the executor's file handle (see `openFileOf`: the local
+ * executors' verified handle and reused buffer, else `readStream` or one whole-file chunk). A
+ * chunk is only valid until the next one is requested.
  *
  * @param executor The executor.
  * @param path The absolute path.
  * @returns The chunks.
  */
 export async function* readChunks(executor: Executor, path: string): AsyncGenerator<Uint8Array> {
-  const streaming = (executor as Partial<StreamingExecutor>).readStream;
-  if (typeof streaming === "function") {
-    yield* await streaming.call(executor, path);
-    return;
-  }
-  if (!isLocalFs(executor)) {
-    yield await executor.readFile(path);
-    return;
-  }
-  const { file } = await openVerified("read", await resolveFsTarget("read", path));
+  const file = await openFileOf(executor, path, { access: "read" });
   try {
-    yield* fileChunks(file, path);
+    yield* file.chunks();
   } finally {
     file.close();
-  }
-}
-
-/**
- * Whether file I/O of `executor` is the local, race-checked one (so tools may open files
- * themselves through `_safe_fs.ts`).
- *
- * @param executor The executor.
- * @returns True for the local executor family.
- */
-export function isLocalFs(executor: Executor): boolean {
-  return executor.readFile === LocalExecutor.prototype.readFile &&
-    executor.writeFile === LocalExecutor.prototype.writeFile &&
-    executor.stat === LocalExecutor.prototype.stat;
-}
-
-/**
- * The chunks of an open file from its current offset, through one reused buffer; the caller
- * closes the file.
- *
- * @param file The handle.
- * @param path For errors.
- * @returns The chunks.
- */
-export async function* fileChunks(file: Deno.FsFile, path: string): AsyncGenerator<Uint8Array> {
-  const buffer = new Uint8Array(CHUNK_BYTES);
-  for (;;) {
-    let count: number | null;
-    try {
-      count = await file.read(buffer);
-    } catch (error) {
-      throw describeFsError("read", path, error);
-    }
-    if (count === null) return;
-    yield buffer.subarray(0, count);
   }
 }
 

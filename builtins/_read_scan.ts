@@ -6,8 +6,7 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import type { Executor } from "../tools/executor.ts";
-import { ContentHash, HASH_MAX_BYTES, readChunks } from "./_fs_stream.ts";
+import { ContentHash, HASH_MAX_BYTES } from "./_fs_stream.ts";
 
 /** Most lines per call (also the default `limit`). */
 export const READ_MAX_LINES = 2000;
@@ -131,24 +130,22 @@ function sniff(sniffer: TextDecoder, chunk: Uint8Array, size: number, refuse: ()
  * Streams the file once: sniffs the first bytes for binary content, keeps the requested window
  * (bounded by the line and byte caps), counts every line and hashes the content.
  *
- * @param executor Reads the file.
  * @param path The absolute path.
  * @param statSize The size `stat` reported (for the binary-file message).
  * @param offset The first line of the window, 1-based.
  * @param limit How many lines the window holds at most.
  * @param signal Aborts the scan between chunks.
- * @param source The chunks, when the caller opened the file (a verified handle).
+ * @param chunks The file's chunks (from the opened file).
  * @returns The window, the line count, the size and the hash.
  * @throws {HarnessError} `BINARY_FILE` for a binary file.
  */
 export async function scanFile(
-  executor: Executor,
   path: string,
   statSize: number,
   offset: number,
   limit: number,
   signal: AbortSignal,
-  source?: AsyncGenerator<Uint8Array>,
+  chunks: AsyncGenerator<Uint8Array>,
 ): Promise<Scan> {
   const refuse = () =>
     new HarnessError(
@@ -160,7 +157,6 @@ export async function scanFile(
   const lines = new LineWindow(offset, limit);
   let size = 0;
   let lastByte = -1;
-  const chunks = source ?? readChunks(executor, path);
   try {
     for (;;) {
       signal.throwIfAborted();

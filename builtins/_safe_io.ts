@@ -5,7 +5,7 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import { describeFsError } from "./_fs_errors.ts";
+import { describeFsError, type FsOperation } from "./_fs_errors.ts";
 import { lstatOrUndefined, openForWrite, openVerified, resolveFsTarget } from "./_safe_fs.ts";
 
 /**
@@ -41,6 +41,36 @@ export async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
     at += chunk.length;
   }
   return out;
+}
+
+/** Size of the reused read buffer of {@linkcode fileChunks}. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * The chunks of an open file from its current offset, through one reused buffer (a chunk is
+ * valid until the next is requested); the caller closes the file.
+ *
+ * @param file The handle.
+ * @param path For errors.
+ * @param operation For errors. @default {"read"}
+ * @returns The chunks.
+ */
+export async function* fileChunks(
+  file: Deno.FsFile,
+  path: string,
+  operation: FsOperation = "read",
+): AsyncGenerator<Uint8Array> {
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  for (;;) {
+    let count: number | null;
+    try {
+      count = await file.read(buffer);
+    } catch (error) {
+      throw describeFsError(operation, path, error);
+    }
+    if (count === null) return;
+    yield buffer.subarray(0, count);
+  }
 }
 
 /**

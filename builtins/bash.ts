@@ -17,7 +17,7 @@ import type { ToolRegistry } from "../registry/types.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
-import type { Executor, RunResult } from "../tools/executor.ts";
+import { type Executor, executorFor, type RunResult } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
@@ -135,12 +135,21 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
       const capture = job
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
-      const run = await executor.run(args.command, {
+      const session = executorFor(executor, exec.agent?.sessionId);
+      const run = await session.run(args.command, {
         cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
         signal: exec.signal,
         killGraceMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(job ? { onSpawn: (pid: number) => job.trackProcess(pid, { group: true }) } : {}),
+        ...(job
+          ? {
+            onSpawn(pid: number) {
+              // A remote pid is no process of this machine: its tree dies through the abort
+              // signal. (Asked at the spawn: a lazy executor knows what it is by then.)
+              if (session.hostFiles) job.trackProcess(pid, { group: true });
+            },
+          }
+          : {}),
         onOutput(chunk) {
           if (job) {
             // The job's buffer may keep the chunk, and the executor reuses it: copy.

@@ -10,13 +10,13 @@ import type { DiffCallView, DiffResultView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
-import { decodeText, type FsToolOptions, reportObserved } from "./fs_read.ts";
+import { decodeText, type FsToolOptions, reportObserved, targetCheck } from "./fs_read.ts";
 import { DIFF_MAX_BYTES, type FsMutationMeta, metaDiffs } from "./fs_write.ts";
-import { isLocalFs, versionOf } from "./_fs_stream.ts";
-import { describeFsError } from "./_fs_errors.ts";
+import { versionOf } from "./_fs_stream.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";
-import { osError, readAll, replaceContent } from "./_safe_io.ts";
+import { fsChanged } from "./_pinned_open.ts";
+import { executorFor } from "../tools/executor.ts";
+import { openFileOf } from "../tools/exec_file.ts";
 
 /** The arguments of `edit`. */
 export interface EditArgs {
@@ -149,7 +149,6 @@ function checkArgs(args: EditArgs): void {
  * ```
  */
 export function createEditTool(options: FsToolOptions): DefinedTool<typeof EDIT_PARAMETERS> {
-  const { executor } = options;
   return defineTool({
     name: "edit",
     description: "Replace an exact string in a file. old_string must match exactly once " +
@@ -161,33 +160,24 @@ export function createEditTool(options: FsToolOptions): DefinedTool<typeof EDIT_
     async execute(args, exec) {
       checkArgs(args);
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
-      if (!isLocalFs(executor)) {
-        checkSize(path, await executor.stat(path));
-        const before = decodeText(path, await executor.readFile(path));
-        const { after, count } = applyEdit(path, before, args);
-        exec.signal.throwIfAborted();
-        const bytes = new TextEncoder().encode(after);
-        await executor.writeFile(path, bytes);
-        const written = await executor.stat(path).catch(() => undefined);
-        reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
-        return editResult(path, before, after, count, args);
-      }
-      const target = await checkedTarget("write", path, exec, options.checkTarget);
-      const found = await lstatOrUndefined("write", target);
-      if (found?.isSymlink) throw fsChanged("write", path, "a symlink appeared on the way");
-      checkSize(path, found && { isFile: found.isFile, size: found.size });
-      const { file, info } = await openVerified("write", target);
+      const executor = executorFor(options.executor, exec.agent?.sessionId);
+      const file = await openFileOf(executor, path, {
+        access: "write",
+        check: targetCheck(options, exec, path),
+        inspect(found) {
+          if (found?.isSymlink) throw fsChanged("write", path, "a symlink appeared on the way");
+          checkSize(path, found);
+        },
+      });
       try {
-        checkSize(path, info);
-        const before = decodeText(path, await readAll(file));
+        checkSize(path, file.info);
+        const before = decodeText(path, await file.readAll());
         const { after, count } = applyEdit(path, before, args);
         exec.signal.throwIfAborted();
         const bytes = new TextEncoder().encode(after);
-        const written = await replaceContent(file, bytes);
-        reportObserved(options, exec, path, versionOf(bytes, mtimeOf(written)));
+        const written = await file.replace(bytes);
+        reportObserved(options, exec, path, versionOf(bytes, written.mtimeMs));
         return editResult(path, before, after, count, args);
-      } catch (error) {
-        throw osError(error) ? describeFsError("write", path, error) : error;
       } finally {
         file.close();
       }

@@ -15,10 +15,10 @@ import type { GenericCallView } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { checkRange } from "../tools/arg_error.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
-import type { Executor, FileStat } from "../tools/executor.ts";
+import { type Executor, executorFor, type FileStat, type FoundFile } from "../tools/executor.ts";
+import { openFileOf } from "../tools/exec_file.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import { fileChunks, isLocalFs } from "./_fs_stream.ts";
-import { checkedTarget, fsChanged, lstatOrUndefined, mtimeOf, openVerified } from "./_safe_fs.ts";
+import { fsChanged } from "./_pinned_open.ts";
 import {
   READ_MAX_BYTES,
   READ_MAX_LINE_CHARS,
@@ -280,7 +280,6 @@ export function reportObserved(
  * ```
  */
 export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_PARAMETERS> {
-  const { executor } = options;
   return defineTool({
     name: "read",
     description: "Read a text file. Returns numbered lines (`N: text`); use offset and limit " +
@@ -292,17 +291,17 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
     async execute(args, exec) {
       checkArgs(args);
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
-      if (!isLocalFs(executor)) {
-        const info = fileKind(path, await executor.stat(path));
-        return await readWindow(options, exec, args, path, info, undefined);
-      }
-      const target = await checkedTarget("read", path, exec, options.checkTarget);
-      fileKind(path, await lstatOrUndefined("read", target));
-      const { file, info } = await openVerified("read", target);
+      const executor = executorFor(options.executor, exec.agent?.sessionId);
+      const file = await openFileOf(executor, path, {
+        access: "read",
+        check: targetCheck(options, exec, path),
+        inspect: (found) => void fileKind(path, found),
+      });
       try {
-        if (!info.isFile) throw fsChanged("read", path, `"${target.real}" is not a regular file`);
-        const stat = { isFile: true, isDirectory: false, size: info.size, mtimeMs: mtimeOf(info) };
-        return await readWindow(options, exec, args, path, stat, fileChunks(file, path));
+        if (!file.info.isFile) {
+          throw fsChanged("read", path, `"${file.real}" is not a regular file`);
+        }
+        return await readWindow(options, exec, args, path, file.info, file.chunks());
       } finally {
         file.close();
       }
@@ -310,8 +309,26 @@ export function createReadTool(options: FsToolOptions): DefinedTool<typeof READ_
   });
 }
 
+/**
+ * The policies' check of the real path a call is about to open (`FsToolOptions.checkTarget`),
+ * as the executor's `openFile` asks it.
+ *
+ * @param options The tool options.
+ * @param exec The execution.
+ * @param path The absolute path the call named.
+ * @returns The check (no refusal without `checkTarget`).
+ */
+export function targetCheck(
+  options: FsToolOptions,
+  exec: ToolExecution,
+  path: string,
+): (real: string) => Promise<string | undefined> {
+  const check = options.checkTarget;
+  return (real) => check === undefined ? Promise.resolve(undefined) : check(exec, { path, real });
+}
+
 /** Refuses what `read` does not read; a symlink here means the path changed since it resolved. */
-function fileKind(path: string, info: FileStat | Deno.FileInfo | undefined): FileStat {
+function fileKind(path: string, info: FoundFile | FileStat | undefined): FileStat {
   if (info === undefined) {
     throw new HarnessError("NOT_FOUND", `Cannot read "${path}": file not found`);
   }
@@ -331,22 +348,21 @@ function fileKind(path: string, info: FileStat | Deno.FileInfo | undefined): Fil
       `Cannot read "${path}": it is not a regular file (a device, FIFO or socket)`,
     );
   }
-  return "mtimeMs" in info ? info : { ...info, mtimeMs: mtimeOf(info) };
+  return info;
 }
 
-/** The window of one read, from `chunks` (the verified handle) or the executor. */
+/** The window of one read, from `chunks` (the opened file's). */
 async function readWindow(
   options: FsToolOptions,
   exec: ToolExecution,
   args: ReadArgs,
   path: string,
   info: FileStat,
-  chunks: AsyncGenerator<Uint8Array> | undefined,
+  chunks: AsyncGenerator<Uint8Array>,
 ): Promise<ContentBlock[]> {
-  const { executor } = options;
   const offset = args.offset ?? 1;
   const limit = args.limit ?? READ_MAX_LINES;
-  const scan = await scanFile(executor, path, info.size, offset, limit, exec.signal, chunks);
+  const scan = await scanFile(path, info.size, offset, limit, exec.signal, chunks);
   if (offset > Math.max(scan.total, 1)) {
     throw new RangeError(
       `Cannot read "${path}" from line ${offset}: the file has ${scan.total} lines`,

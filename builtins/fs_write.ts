@@ -10,11 +10,11 @@ import type { DiffCallView, DiffResultView, FileDiff } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
 import { computeHunkDiffs } from "./_hunks.ts";
 import { baseDir, resolvePath } from "./_paths.ts";
-import { type FsToolOptions, reportObserved, splitLines } from "./fs_read.ts";
-import { isLocalFs, versionOf } from "./_fs_stream.ts";
-import { describeFsError } from "./_fs_errors.ts";
-import { checkedTarget, mtimeOf, openForWrite } from "./_safe_fs.ts";
-import { osError, readAll, replaceContent } from "./_safe_io.ts";
+import { type FsToolOptions, reportObserved, splitLines, targetCheck } from "./fs_read.ts";
+import { versionOf } from "./_fs_stream.ts";
+import { fsChanged } from "./_pinned_open.ts";
+import { type Executor, executorFor, type FoundFile } from "../tools/executor.ts";
+import { openFileOf } from "../tools/exec_file.ts";
 
 /** Existing files larger than this are overwritten without a diff (bounded memory). */
 export const DIFF_MAX_BYTES = 16 * 1024 * 1024;
@@ -143,7 +143,6 @@ export function presentWriteResult(
  * ```
  */
 export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRITE_PARAMETERS> {
-  const { executor } = options;
   return defineTool({
     name: "write",
     description: "Create a file or overwrite it with new content (missing directories are " +
@@ -160,24 +159,8 @@ export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRIT
       }
       const path = resolvePath(args.file_path, baseDir(exec.agent?.cwd, options.cwd));
       const bytes = new TextEncoder().encode(args.content);
-      let before: string | null;
-      let created: boolean;
-      if (isLocalFs(executor)) {
-        ({ before, created } = await writeLocal(options, exec, path, bytes));
-      } else {
-        const info = await executor.stat(path);
-        if (info?.isDirectory) {
-          throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
-        }
-        before = info === undefined || info.size > DIFF_MAX_BYTES
-          ? null
-          : new TextDecoder().decode(await executor.readFile(path));
-        exec.signal.throwIfAborted();
-        await executor.writeFile(path, bytes);
-        const written = await executor.stat(path).catch(() => undefined);
-        reportObserved(options, exec, path, versionOf(bytes, written?.mtimeMs ?? null));
-        created = info === undefined;
-      }
+      const executor = executorFor(options.executor, exec.agent?.sessionId);
+      const { before, created } = await writeThrough(options, exec, executor, path, bytes);
       const lines = splitLines(args.content).length;
       const meta: FsMutationMeta = {
         path,
@@ -192,30 +175,54 @@ export function createWriteTool(options: FsToolOptions): DefinedTool<typeof WRIT
 }
 
 /**
- * A local write through a verified handle (`_safe_fs.ts`): the real path is checked with the
- * policies, then opened (created with `createNew`) and verified; the old content for the diff
- * is read through the same handle, which is then rewritten in place.
+ * A write through the executor's file handle (for the local executors a verified one, see
+ * `_safe_fs.ts`): the real path is checked with the policies, then opened (created when missing)
+ * and verified; the old content for the diff is read through the same handle, which is then
+ * rewritten in place.
  */
-async function writeLocal(
+async function writeThrough(
   options: FsToolOptions,
   exec: ToolExecution,
+  executor: Executor,
   path: string,
   bytes: Uint8Array,
 ): Promise<{ before: string | null; created: boolean }> {
-  const target = await checkedTarget("write", path, exec, options.checkTarget);
-  exec.signal.throwIfAborted();
-  const { file, info, created } = await openForWrite(target);
+  const check = targetCheck(options, exec, path);
+  const file = await openFileOf(executor, path, {
+    access: "write",
+    create: true,
+    async check(real) {
+      const refusal = await check(real);
+      if (refusal === undefined) exec.signal.throwIfAborted();
+      return refusal;
+    },
+    inspect: (found) => refuseNonFile(path, found),
+  });
   try {
-    const before = created || info.size > DIFF_MAX_BYTES
+    if (!file.info.isFile) {
+      throw fsChanged("write", path, `"${file.real}" is no longer a regular file`);
+    }
+    const before = file.created || file.info.size > DIFF_MAX_BYTES
       ? null
-      : new TextDecoder().decode(await readAll(file));
+      : new TextDecoder().decode(await file.readAll());
     exec.signal.throwIfAborted();
-    const written = await replaceContent(file, bytes);
-    reportObserved(options, exec, path, versionOf(bytes, mtimeOf(written)));
-    return { before, created };
-  } catch (error) {
-    throw osError(error) ? describeFsError("write", path, error) : error;
+    const written = await file.replace(bytes);
+    reportObserved(options, exec, path, versionOf(bytes, written.mtimeMs));
+    return { before, created: file.created };
   } finally {
     file.close();
+  }
+}
+
+/** Refuses to write over a folder or a special file. */
+function refuseNonFile(path: string, found: FoundFile | undefined): void {
+  if (found?.isDirectory) {
+    throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
+  }
+  if (found !== undefined && !found.isFile && !found.isSymlink) {
+    throw new HarnessError(
+      "NOT_A_FILE",
+      `Cannot write "${path}": it is not a regular file (a device, FIFO or socket)`,
+    );
   }
 }

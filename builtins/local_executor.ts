@@ -10,6 +10,7 @@ import { resolvePath } from "./_paths.ts";
 import { spawnTree } from "./_spawn.ts";
 import { spawnChild } from "./_spawn_child.ts";
 import { readVerified, writeVerified } from "./_safe_io.ts";
+import { openLocalFile } from "./_local_files.ts";
 import { HarnessError } from "../core/errors.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 import {
@@ -19,6 +20,8 @@ import {
   type ExecutorRecord,
   type FileStat,
   mergedScript,
+  type OpenedFile,
+  type OpenFileOptions,
   type RunOptions,
   type RunResult,
   type SpawnOptions,
@@ -172,6 +175,20 @@ export class LocalExecutor implements Executor {
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     await writeVerified(absolute(path), bytes);
+  }
+
+  /**
+   * Opens a file for one tool call through a handle verified against its resolved path (see
+   * `_safe_fs.ts`): `check` is asked about the real path, `inspect` sees its `lstat`, then every
+   * read and write goes through the one handle.
+   *
+   * @param path The path.
+   * @param options Access, creation, the policy check and the inspection.
+   * @returns The opened file; close it.
+   * @throws {HarnessError} `FS_CHANGED`, `NOT_FOUND`, `PERMISSION_DENIED` or `FS_ERROR`.
+   */
+  async openFile(path: string, options: OpenFileOptions): Promise<OpenedFile> {
+    return await openLocalFile(absolute(path), options);
   }
 
   /**

@@ -15,6 +15,7 @@
  * @module
  */
 export { executorFor, mergedScript } from "../tools/executor.ts";
+export { openFileOf } from "../tools/exec_file.ts";
 export { LocalExecutor } from "./local_executor.ts";
 export type { Launch, LocalExecutorOptions } from "./local_executor.ts";
 export { usePinnedOpen } from "./_pinned_open.ts";
@@ -33,6 +34,9 @@ export type {
   Executor,
   ExecutorRecord,
   FileStat,
+  FoundFile,
+  OpenedFile,
+  OpenFileOptions,
   RunOptions,
   RunResult,
   SpawnOptions,

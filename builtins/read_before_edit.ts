@@ -17,7 +17,7 @@ import type { ToolExecution } from "../tools/definition.ts";
 import type { AroundExecution, PreExecuteDecision, ToolOutcome } from "../registry/types.ts";
 import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
-import type { Executor } from "../tools/executor.ts";
+import { type Executor, executorFor } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import type { FsObservation } from "./fs_read.ts";
 import { FS_OBSERVED_EVENT } from "./fs_plugin.ts";
@@ -27,7 +27,10 @@ import { currentVersion, type FileVersion, sameVersion } from "./_fs_stream.ts";
 export interface ReadBeforeEditConfig {
   /** Tools whose `file_path` must have been observed. @default {["write", "edit"]} */
   readonly tools?: readonly string[];
-  /** Used to check whether the target exists. @default {new LocalExecutor()} */
+  /**
+   * Where the target's existence and version are checked: the fs tools' executor (each session's
+   * own, see `executorFor`). @default {new LocalExecutor()}
+   */
   readonly executor?: Executor;
   /** Base of relative paths when a call has no agent. @default {Deno.cwd()} */
   readonly cwd?: string;
@@ -103,7 +106,8 @@ export const readBeforeEditPlugin: {
       const version = seen.get(sessionId)?.get(path);
       if (version === undefined || version === null) return undefined;
       // Unchanged size and mtime skip the hash: each edit checks twice (policy, then execute).
-      const now = await currentVersion(executor, path, version).catch(() => undefined);
+      const now = await currentVersion(executorFor(executor, sessionId || undefined), path, version)
+        .catch(() => undefined);
       // Deleted since: a write recreates it, an edit reports "file not found" itself.
       if (now === undefined) return undefined;
       return sameVersion(version, now) ? undefined : staleFileReason(name, path);
@@ -123,7 +127,8 @@ export const readBeforeEditPlugin: {
           return stale === undefined ? undefined : { kind: "deny", reason: stale };
         }
         // A new file has nothing to read; a missing one is the tool's own "file not found".
-        const info = await executor.stat(path).catch(() => undefined);
+        const info = await executorFor(executor, exec.agent?.sessionId).stat(path)
+          .catch(() => undefined);
         if (info === undefined) return undefined;
         return { kind: "deny", reason: readBeforeEditReason(path) };
       },

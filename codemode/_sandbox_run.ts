@@ -14,6 +14,7 @@ import type {
   CodeRunOptions,
   CodeRunResult,
 } from "./runtime.ts";
+import type { ExecChild, ExecStatus } from "../tools/executor.ts";
 
 const STDERR_KEEP = 16 * 1024;
 const MAX_ERROR_CHARS = 8000;
@@ -76,7 +77,7 @@ function programFailure(frame: Record<string, unknown>): Failure {
 
 /** Why the process exited before `done`, from its status and the tail of its stderr. */
 function exitFailure(
-  status: Deno.CommandStatus,
+  status: ExecStatus,
   stderr: string,
   limits: CodeRunLimits,
   memoryMb: number,
@@ -104,7 +105,7 @@ function exitFailure(
 export class SandboxRun {
   readonly #run: CodeRunOptions;
   readonly #limits: CodeRunLimits;
-  readonly #child: Deno.ChildProcess;
+  readonly #child: ExecChild;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #abort = new AbortController();
   readonly #encoder = new TextEncoder();
@@ -123,15 +124,16 @@ export class SandboxRun {
    *
    * @param run The run's program, tool callback, limits and signal.
    * @param limits The resolved limits.
-   * @param child The sandbox process (stdin, stdout and stderr piped).
+   * @param child The sandbox process (stdin, stdout and stderr piped), from an executor's `spawn`.
    * @param bootstrapLine The first stdin line (the bootstrap source, with its newline).
    */
   constructor(
     run: CodeRunOptions,
     limits: CodeRunLimits,
-    child: Deno.ChildProcess,
+    child: ExecChild,
     bootstrapLine: string,
   ) {
+    if (child.stdin === null) throw new TypeError("The Code Mode sandbox needs a piped stdin");
     this.#run = run;
     this.#limits = limits;
     this.#child = child;
@@ -203,9 +205,7 @@ export class SandboxRun {
     if (this.#settled) return;
     this.#settled = outcome;
     this.#abort.abort(new DOMException("the code run settled", "AbortError"));
-    try {
-      this.#child.kill("SIGKILL");
-    } catch { /* already exited */ }
+    this.#child.kill("SIGKILL").catch(() => {/* already exited */});
     this.#finished.resolve();
   }
 

@@ -62,3 +62,19 @@ export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type * from "../registry/doc_types.ts";
 export type { HarnessError } from "../core/errors.ts";
+export type {
+  DetachedRead,
+  DetachedRun,
+  DirEntry,
+  ExecChild,
+  ExecStatus,
+  Executor,
+  ExecutorRecord,
+  FileStat,
+  FoundFile,
+  OpenedFile,
+  OpenFileOptions,
+  RunOptions,
+  RunResult,
+  SpawnOptions,
+} from "../tools/executor.ts";

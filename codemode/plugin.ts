@@ -13,6 +13,8 @@ import { errorOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { createRunCodeTool } from "./run_code.ts";
 import type { CodeRunLimits, CodeRuntime } from "./runtime.ts";
 import { codeModePrompt } from "./sdk.ts";
+import { subprocessRuntime } from "./subprocess_runtime.ts";
+import type { Executor } from "../tools/executor.ts";
 
 /** Config of {@linkcode codeModePlugin}. */
 export interface CodeModeConfig {
@@ -23,8 +25,13 @@ export interface CodeModeConfig {
    * @default {"code"}
    */
   readonly mode?: ToolMode;
-  /** The executor. @default {subprocessRuntime()} */
+  /** The executor. @default {subprocessRuntime({ executor })} */
   readonly runtime?: CodeRuntime;
+  /**
+   * Where the default runtime starts each program's sandbox process (each session's own
+   * environment, see `executorFor`); ignored with `runtime`. @default {this machine}
+   */
+  readonly executor?: Executor;
   /** Limits per run. @default {DEFAULT_CODE_RUN_LIMITS} */
   readonly limits?: Partial<CodeRunLimits>;
 }
@@ -92,10 +99,12 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
     if (tools === undefined) {
       throw new TypeError("Cannot apply codemode: ctx.tools is not provided");
     }
-    const { mode = "code", runtime, limits } = config ?? {};
+    const { mode = "code", runtime, limits, executor } = config ?? {};
     tools.use(codeModeRoute);
+    const chosen = runtime ??
+      (executor === undefined ? undefined : subprocessRuntime({ executor }));
     tools.registerCodeRunner(createRunCodeTool(tools, {
-      ...(runtime === undefined ? {} : { runtime }),
+      ...(chosen === undefined ? {} : { runtime: chosen }),
       ...(limits === undefined ? {} : { limits }),
     }));
     // One section per tool list: the registry caches each scope's list until it changes.

@@ -185,6 +185,9 @@ export function createRunCodeTool(
         signal: exec.signal,
         limits,
         callTool: (call) => callTool(exec, call),
+        ...(exec.agent === undefined
+          ? {}
+          : { sessionId: exec.agent.sessionId, cwd: exec.agent.cwd }),
       });
       if (result.error) {
         throw new CodeRunFailedError(result.error.kind, result.error.message, result.logs);

@@ -93,6 +93,13 @@ export interface CodeRunOptions {
   readonly signal?: AbortSignal;
   /** Limits; missing fields use {@linkcode DEFAULT_CODE_RUN_LIMITS}. */
   readonly limits?: Partial<CodeRunLimits>;
+  /** The calling session, when any: a runtime on an executor runs in that session's environment. */
+  readonly sessionId?: string;
+  /**
+   * The calling session's working directory: a runtime on a remote executor (whose environment
+   * runs programs only inside the workspace) starts its sandbox there.
+   */
+  readonly cwd?: string;
 }
 
 /**

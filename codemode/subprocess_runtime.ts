@@ -29,13 +29,24 @@ import { errorMessage } from "../core/error_message.ts";
 import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 import { permissionHint } from "../core/permission_hint.ts";
 import { SandboxRun } from "./_sandbox_run.ts";
+import { executorHost, localHost, type SandboxHost } from "./_sandbox_host.ts";
+import { type ExecChild, type Executor, executorFor } from "../tools/executor.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
 export interface SubprocessRuntimeOptions {
-  /** The Deno binary. @default {Deno.execPath()} */
+  /**
+   * The Deno binary. @default {Deno.execPath(), or `deno` on the executor's PATH when its files
+   * are not this machine's}
+   */
   readonly execPath?: string;
   /** Working directory of the sandbox (what `Deno.cwd()` shows it). @default {"/"} */
   readonly cwd?: string;
+  /**
+   * Where each program's sandbox process starts (`spawn`), per session (see `executorFor`): a
+   * remote executor runs the sandbox in the session's own environment, its private directory
+   * made there. @default {this machine, through `Deno.Command`}
+   */
+  readonly executor?: Executor;
 }
 
 const BOOTSTRAP_LINE = JSON.stringify(sandboxBootstrapSource()) + "\n";
@@ -134,46 +145,30 @@ function sandboxEnv(): Record<string, string> {
  * ```
  */
 export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeRuntime {
-  const execPath = options.execPath ?? Deno.execPath();
   const cwd = options.cwd ?? (Deno.build.os === "windows" ? undefined : "/");
+  const local = options.executor === undefined ? localHost(options.execPath) : undefined;
   return {
     name: "subprocess",
     run: async function runInSubprocess(run: CodeRunOptions): Promise<CodeRunResult> {
-      const dir = await makePrivateDir();
+      const host = local ??
+        executorHost(executorFor(options.executor!, run.sessionId), options.execPath);
+      const dir = await host.makePrivateDir();
       try {
-        return await runOnce(run, { execPath, cwd, dir });
+        // A remote environment starts programs only inside the workspace: the session's cwd.
+        const where = host.remote ? run.cwd ?? cwd : cwd;
+        return await runOnce(run, { host, cwd: where, dir });
       } finally {
-        if (dir !== undefined) await Deno.remove(dir, { recursive: true }).catch(() => {});
+        if (dir !== undefined) await host.removePrivateDir(dir);
       }
     },
   };
 }
 
 interface Spawn {
-  readonly execPath: string;
+  readonly host: SandboxHost;
   readonly cwd: string | undefined;
   /** The private directory (`DENO_DIR`), or `undefined` when none could be made. */
   readonly dir: string | undefined;
-}
-
-/**
- * A fresh private directory for one run whose `location_data` is a file, so Deno can store no
- * origin data (Cache API, localStorage) in it. `undefined` without write access to the temp dir.
- */
-async function makePrivateDir(): Promise<string | undefined> {
-  let dir: string;
-  try {
-    dir = await Deno.makeTempDir({ prefix: "dsh-code-" });
-  } catch {
-    return undefined;
-  }
-  try {
-    await Deno.writeFile(`${dir}/location_data`, new Uint8Array(), { mode: 0o444 });
-    return dir;
-  } catch {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-    return undefined;
-  }
 }
 
 /** Environment overrides of the sandbox: only its private directory, no host path. */
@@ -192,33 +187,36 @@ async function runOnce(run: CodeRunOptions, spawn: Spawn): Promise<CodeRunResult
       error: { kind: "abort", message: "the run was cancelled" },
     };
   }
-  const child = spawnSandbox(spawn, limits.heapMb);
+  const child = await spawnSandbox(spawn, limits.heapMb);
   return await new SandboxRun(run, limits, child, BOOTSTRAP_LINE).result(
     sandboxMemoryMb(limits.heapMb),
   );
 }
 
 /** Starts the sandbox process; a missing `--allow-run` becomes an error that names it. */
-function spawnSandbox(spawn: Spawn, heapMb: number): Deno.ChildProcess {
+async function spawnSandbox(spawn: Spawn, heapMb: number): Promise<ExecChild> {
   // POSIX: `sh` sets RLIMIT_DATA (and no core dumps) for the whole process, then execs Deno.
   const posix = Deno.build.os !== "windows";
   const deno = [...sandboxFlags(heapMb), SANDBOX_LOADER];
-  const program = posix ? "sh" : spawn.execPath;
+  const execPath = await spawn.host.execPath();
+  const program = posix ? "sh" : execPath;
   const memoryKb = String(sandboxMemoryMb(heapMb) * 1024);
   try {
-    return new Deno.Command(program, {
+    return await spawn.host.spawn(program, {
       args: posix
-        ? ["-c", LIMIT_SCRIPT, "dsh-sandbox", memoryKb, spawn.execPath, spawn.dir ?? "", ...deno]
+        ? ["-c", LIMIT_SCRIPT, "dsh-sandbox", memoryKb, execPath, spawn.dir ?? "", ...deno]
         : deno,
       stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
       clearEnv: true,
       env: { ...scrubEnv(sandboxEnv()), ...isolationEnv(spawn.dir) },
       ...(spawn.cwd === undefined ? {} : { cwd: spawn.cwd }),
-    }).spawn();
-  } catch (error) {
-    const what = `Cannot start the Code Mode sandbox "${spawn.execPath}"`;
+    });
+  } catch (thrown) {
+    // An executor wraps the spawn error: judge the original.
+    const error = thrown instanceof HarnessError && thrown.cause !== undefined
+      ? thrown.cause
+      : thrown;
+    const what = `Cannot start the Code Mode sandbox "${execPath}"`;
     if (error instanceof Deno.errors.NotCapable) {
       const why = posix ? " (it applies the sandbox's memory limit)" : "";
       throw new HarnessError(

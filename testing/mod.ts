@@ -12,6 +12,10 @@
  *   narrowing; {@linkcode messagesOfRole}: the messages of a recorded model request by role.
  * - {@linkcode assertAcpSnapshot}: runs a scenario through the real ACP server in process and
  *   compares the frames with a stored transcript (`DSH_UPDATE_SNAPSHOTS=1` re-records it).
+ * - {@linkcode startSandboxStandIn}: a loopback stand-in for the Deno Sandbox service that the
+ *   unmodified `@deno/sandbox` SDK drives (point `DENO_SANDBOX_ENDPOINT` at `endpoint`); each
+ *   sandbox is a private folder, commands run in a bubblewrap box, with fault switches (drop the
+ *   WebSocket, forget or expire a sandbox) for remote-executor tests.
  * - No temp dir needed: `createAgent(ctx, { inMemoryLog: true, ... })` keeps the session log in
  *   memory.
  *
@@ -57,6 +61,15 @@ export type {
   AcpSnapshotRun,
   PermissionAnswer,
 } from "./acp_snapshot.ts";
+export { startSandboxStandIn } from "./deno_sandbox_stand_in.ts";
+export type {
+  DropOptions,
+  SandboxStandIn,
+  SandboxStandInOptions,
+  StandInEndReason,
+  StandInSandboxInfo,
+  StandInSpawnRecord,
+} from "./deno_sandbox_stand_in.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type * from "../registry/doc_types.ts";

@@ -120,6 +120,48 @@ export interface ExecChild {
   kill(signal?: string): Promise<void>;
 }
 
+/** What {@linkcode Executor.openFile} found at a file's real path before it opened it. */
+export interface FoundFile extends FileStat {
+  /** A symbolic link (a link appeared after the path was resolved). */
+  readonly isSymlink: boolean;
+}
+
+/** Options for {@linkcode Executor.openFile}. */
+export interface OpenFileOptions {
+  /** `"read"` opens read-only; `"write"` read-write, without truncating. */
+  readonly access: "read" | "write";
+  /** Create the file (and missing folders) when nothing exists at the real path. @default {false} */
+  readonly create?: boolean;
+  /**
+   * Asked with the real path (every symlink followed) before anything is opened: a returned text
+   * refuses the call with `FS_CHANGED` (the policies judged the call on another path).
+   */
+  readonly check?: (real: string) => Promise<string | undefined>;
+  /** Judges what is at the real path (`undefined`: nothing) before the open; throw to refuse. */
+  readonly inspect?: (found: FoundFile | undefined) => void;
+}
+
+/**
+ * A file opened by {@linkcode Executor.openFile}: every read and write of one tool call goes
+ * through this handle, so the call reads and rewrites the very file it judged.
+ */
+export interface OpenedFile {
+  /** The real path that was opened. */
+  readonly real: string;
+  /** Its metadata at the open. */
+  readonly info: FileStat;
+  /** True when this open created the file. */
+  readonly created: boolean;
+  /** The content from the current offset, chunk by chunk (a chunk is valid until the next). */
+  chunks(): AsyncGenerator<Uint8Array>;
+  /** The rest of the content. */
+  readAll(): Promise<Uint8Array>;
+  /** Replaces the whole content in place (truncate, write); resolves with the metadata after. */
+  replace(data: Uint8Array): Promise<FileStat>;
+  /** Closes the handle (idempotent). */
+  close(): void;
+}
+
 /**
  * What a session log records so a later process can reattach to the same environment (for
  * example `{ provider: "deno-sandbox", id: "sbx_…" }`). JSON only.
@@ -200,6 +242,14 @@ export interface Executor {
   detach(): Promise<void>;
   /** Destroys the environment: every process and file in it. Local executors have nothing to destroy. */
   destroy(): Promise<void>;
+  /**
+   * Opens one file for a tool call through a race-checked handle: the path resolved once, the
+   * policies asked about the real path, the object opened verified to be the one found there (see
+   * `builtins/_safe_fs.ts`). Optional: without it the fs tools use `stat`, `readFile` and
+   * `writeFile` (see {@linkcode openFileOf}). Errors: `FS_CHANGED` on any swap, `NOT_FOUND`,
+   * `PERMISSION_DENIED`, `FS_ERROR`.
+   */
+  openFile?(path: string, options: OpenFileOptions): Promise<OpenedFile>;
   /**
    * Starts `command` so that it survives this process (durable background jobs). Absent where
    * jobs die with the agent (local: the PID namespace ends with it).

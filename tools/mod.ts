@@ -113,6 +113,7 @@ export type {
 export type { HarnessError } from "../core/errors.ts";
 export type { JsonArray, JsonObject, JsonPrimitive, JsonValue } from "../core/json.ts";
 export { executorFor, mergedScript } from "./executor.ts";
+export { openFileOf } from "./exec_file.ts";
 export type {
   DetachedRead,
   DetachedRun,
@@ -122,6 +123,9 @@ export type {
   Executor,
   ExecutorRecord,
   FileStat,
+  FoundFile,
+  OpenedFile,
+  OpenFileOptions,
   RunOptions,
   RunResult,
   SpawnOptions,

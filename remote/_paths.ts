@@ -1,0 +1,61 @@
+/**
+ * Private: the paths a remote sandbox accepts. The workspace sits at the same absolute path as
+ * on the host, so paths are not mapped, only checked: absolute (or relative to the workspace),
+ * normalized, and inside the workspace or a writable root.
+ *
+ * @module
+ */
+import { HarnessError } from "../core/errors.ts";
+
+/** `path` resolved against `base` with `.`, `..` and repeated slashes normalized (lexical). */
+export function normalize(path: string, base: string): string {
+  const joined = path.startsWith("/") ? path : `${base}/${path}`;
+  const parts: string[] = [];
+  for (const part of joined.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+/** True when `path` is `root` or below it (both normalized). */
+export function inside(path: string, root: string): boolean {
+  return root === "/" || path === root || path.startsWith(`${root}/`);
+}
+
+/**
+ * The normalized path, or a `PERMISSION_DENIED` error naming the roots.
+ *
+ * @param path The caller's path.
+ * @param roots The workspace first, then the writable roots (normalized).
+ * @param what The operation for the message (`read`, `write`, `run in`).
+ * @param name The sandbox's name.
+ * @returns The normalized absolute path.
+ */
+export function checkedPath(
+  path: string,
+  roots: readonly string[],
+  what: string,
+  name: string,
+): string {
+  const absolute = normalize(path, roots[0]!);
+  if (roots.some((root) => inside(absolute, root))) return absolute;
+  throw new HarnessError(
+    "PERMISSION_DENIED",
+    `Cannot ${what} "${path}": it is outside the workspace and writable roots of the ${name} (${
+      roots.map((root) => `"${root}"`).join(", ")
+    }); only those are mirrored there`,
+  );
+}
+
+/** The parent directory of a normalized absolute path. */
+export function parentOf(path: string): string {
+  const cut = path.lastIndexOf("/");
+  return cut <= 0 ? "/" : path.slice(0, cut);
+}
+
+/** `value` quoted for bash (single quotes). */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

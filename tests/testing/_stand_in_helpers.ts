@@ -1,0 +1,42 @@
+/** Helpers for the stand-in tests: SDK options, a bash runner, process liveness on the host. */
+import type { Sandbox } from "@deno/sandbox";
+import type { SandboxStandIn } from "../../testing/mod.ts";
+
+/** The SDK options that point it at the stand-in (no env needed). */
+export function sdkOptions(standIn: SandboxStandIn): { sandboxEndpoint: string; token: string } {
+  return { sandboxEndpoint: standIn.endpoint, token: standIn.token };
+}
+
+/** Runs a bash script in the sandbox with piped output and collects it. */
+export async function run(sandbox: Sandbox, script: string): Promise<{
+  pid: number;
+  status: { success: boolean; code: number; signal: string | null };
+  stdoutText: string;
+  stderrText: string;
+}> {
+  const child = await sandbox.spawn("bash", {
+    args: ["-c", script],
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const output = await child.output();
+  return {
+    pid: child.pid,
+    status: output.status,
+    stdoutText: output.stdoutText ?? "",
+    stderrText: output.stderrText ?? "",
+  };
+}
+
+/** Whether a host pid is a live (not zombie) process. */
+export async function alive(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
+  if (stat === null) return false;
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state !== "Z" && state !== "X";
+}
+
+/** Whether a host path exists. */
+export async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}
