@@ -77,21 +77,14 @@ interface Split {
   readonly rest: unknown;
 }
 
-/** Splits of frozen snapshots, kept so the tool's own validation memory sees one `rest` per call. */
-const SPLITS = new WeakMap<object, Split>();
-
+/** The flag and the arguments without it (a frozen snapshot's rest is snapshotted too). */
 function split(args: unknown): Split {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { background: false, rest: args };
   }
   if (!(RUN_IN_BACKGROUND in args)) return { background: false, rest: args };
-  const known = SPLITS.get(args);
-  if (known !== undefined) return known;
   const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
-  if (!isJsonSnapshot(args)) return { background: flag === true, rest };
-  const fresh = { background: flag === true, rest: snapshotJson(rest) };
-  SPLITS.set(args, fresh);
-  return fresh;
+  return { background: flag === true, rest: isJsonSnapshot(args) ? snapshotJson(rest) : rest };
 }
 
 function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefined {
