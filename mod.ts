@@ -152,6 +152,8 @@ export type { JsonArray, JsonObject, JsonPrimitive } from "./core/json.ts";
 export type { Logger, LogLevel, LogRecord, LogSink } from "./core/logger.ts";
 export type { JobService } from "./jobs/job_service.ts";
 export type {
+  AdoptReport,
+  DetachedJobRecord,
   JobControl,
   JobDetail,
   JobKiller,
@@ -164,6 +166,7 @@ export type {
   JobStatus,
 } from "./jobs/types.ts";
 export type { WithBackgroundOptions } from "./jobs/with_background.ts";
+export type * from "./tools/executor.ts";
 export type { ToolFilter } from "./tools/tool_filter.ts";
 export type { ToolRegistryOptions } from "./registry/tool_registry.ts";
 export type { ToolsContext } from "./registry/tools_plugin.ts";

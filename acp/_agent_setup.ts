@@ -95,12 +95,14 @@ export async function chooseModel(
 export function loadTools(
   ctx: ToolsContext,
   startup: Startup,
-  { safety, model, logLevel, workspace, protectedPaths }: {
+  { safety, model, logLevel, workspace, protectedPaths, secrets }: {
     readonly safety: SafetyState;
     readonly protectedPaths: ProtectedPaths;
     readonly model: string;
     readonly logLevel: AgentArgs["logLevel"];
     readonly workspace: string;
+    /** The launcher's stdin secrets (a remote executor's token). */
+    readonly secrets?: Readonly<Record<string, string>>;
   },
 ): Promise<void> {
   const { config, base, configFile } = startup;
@@ -114,6 +116,8 @@ export function loadTools(
       roots: config.roots.map((root) => resolve(base, root)),
       safety,
       protectedPaths,
+      base,
+      secrets: secrets ?? {},
     });
   }).then(async () => {
     const { startConfigPlugins } = await import("./_plugins.ts");
@@ -121,7 +125,9 @@ export function loadTools(
     if (logLevel !== "debug" && logLevel !== "info") return;
     Deno.stderr.writeSync(new TextEncoder().encode(bannerLine({
       model,
-      sandbox: config.sandbox !== "auto"
+      sandbox: config.executor.provider !== "local"
+        ? `${config.executor.provider} (remote, one per session)`
+        : config.sandbox !== "auto"
         ? config.sandbox
         : safety.bashSandboxed === undefined
         ? "auto (probed at the first prompt)"

@@ -42,15 +42,20 @@ function mayRun(command: string): boolean {
 }
 
 /**
- * Spawns `command argv` in `cwd` with stdio piped, the secrets moved to stdin and inherited
- * descriptors closed.
+ * Spawns `command argv` in `cwd` with stdio piped, the secrets (`STDIN_SECRETS` and `moved`:
+ * a remote executor's token and secrets) moved to stdin and inherited descriptors closed.
  *
  * @throws {Error} Whatever `Deno.Command#spawn` throws (not found, permission).
  */
-export function agentSpawn(command: string, argv: readonly string[], cwd: string): SpawnedAgent {
+export function agentSpawn(
+  command: string,
+  argv: readonly string[],
+  cwd: string,
+  moved: readonly string[] = STDIN_SECRETS,
+): SpawnedAgent {
   const env = Deno.env.toObject();
   const secrets: Record<string, string> = {};
-  for (const name of STDIN_SECRETS) {
+  for (const name of new Set([...STDIN_SECRETS, ...moved])) {
     if (env[name] !== undefined) secrets[name] = env[name];
     delete env[name];
   }

@@ -20,6 +20,7 @@ import type { AgentConfig } from "./config.ts";
 import { createBashExecutor } from "./_bash_executor.ts";
 import { LazyExecutor } from "./_lazy_bash.ts";
 import type { SafetyState } from "./_safety_config.ts";
+import type { Executor } from "../tools/executor.ts";
 
 /** Options of {@linkcode loadBuiltins}. */
 export interface LoadBuiltinsOptions {
@@ -33,6 +34,51 @@ export interface LoadBuiltinsOptions {
   readonly safety?: SafetyState;
   /** The files the agent trusts or executes: the sandbox binds them read-only, fs tools ask or deny. */
   readonly protectedPaths?: ProtectedPaths;
+  /** Where the config's relative paths resolve (secret files of a remote executor). @default {workspace} */
+  readonly base?: string;
+  /** The launcher's stdin secrets (a remote executor's token and secrets). @default {{}} */
+  readonly secrets?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The tools' executor: with `"executor": {"provider": "deno-sandbox"}` one Deno Sandbox per
+ * session (loaded only then: the local path never loads the SDK), which counts as sandboxed;
+ * else bash's local executor, probed when a session first needs it under `"auto"`.
+ */
+async function chooseExecutor(
+  ctx: ToolsContext,
+  options: LoadBuiltinsOptions,
+  protectedPaths: ProtectedPaths,
+): Promise<Executor> {
+  const { config, workspace, safety } = options;
+  if (config.executor.provider === "deno-sandbox") {
+    const { createRemoteExecutor } = await import("./_remote_executor.ts");
+    const executor = await createRemoteExecutor(ctx, {
+      config,
+      workspace,
+      roots: options.roots ?? [],
+      protectedPaths,
+      base: options.base ?? workspace,
+      secrets: options.secrets ?? {},
+    });
+    // Commands run in the session's microVM, never on this machine.
+    if (safety !== undefined) safety.bashSandboxed = true;
+    return executor;
+  }
+  // Under "auto", probed when a session first needs bash (its first prompt), not at start-up.
+  const executor = new LazyExecutor(() =>
+    createBashExecutor(ctx, {
+      config,
+      workspace,
+      roots: options.roots ?? [],
+      ...(safety === undefined ? {} : { safety }),
+      protectedPaths,
+    })
+  );
+  if (safety !== undefined) safety.probe = () => executor.ready();
+  // An explicit sandbox mode still fails start-up where bubblewrap cannot run (documented).
+  if (config.sandbox !== "auto") await executor.ready();
+  return executor;
 }
 
 /**
@@ -47,19 +93,7 @@ export async function loadBuiltins(ctx: ToolsContext, options: LoadBuiltinsOptio
   const { config, workspace } = options;
   const protectedPaths = options.protectedPaths ??
     new ProtectedPaths([workspace, ...options.roots ?? []]);
-  // Under "auto", probed when a session first needs bash (its first prompt), not at start-up.
-  const executor = new LazyExecutor(() =>
-    createBashExecutor(ctx, {
-      config,
-      workspace,
-      roots: options.roots ?? [],
-      ...(options.safety === undefined ? {} : { safety: options.safety }),
-      protectedPaths,
-    })
-  );
-  if (options.safety !== undefined) options.safety.probe = () => executor.ready();
-  // An explicit sandbox mode still fails start-up where bubblewrap cannot run (documented).
-  if (config.sandbox !== "auto") await executor.ready();
+  const executor = await chooseExecutor(ctx, options, protectedPaths);
   const fibers: Fiber[] = [
     ctx.plugin(jobsPlugin, {}),
     ctx.plugin(bashPlugin, { executor }),

@@ -37,12 +37,15 @@ Environment:
   DEEPSEEK_BASE_URL      override "model.baseUrl"
   DEEPSEEK_MODEL         override "model.model"
   DSH_LOG_LEVEL          the default --log-level
+  DENO_DEPLOY_TOKEN      the Deno Deploy token of "executor": {"provider": "deno-sandbox"}
+                         (DENO_DEPLOY_ORG too for a personal token)
+  DENO_SANDBOX_ENDPOINT  another Deno Sandbox endpoint (a self-hosted or test one)
 
 Configuration: $XDG_CONFIG_HOME/dsh/dsh.jsonc (default ~/.config/dsh/dsh.jsonc) is yours and
 trusted; a project's ./dsh.jsonc merges on top of it. Until you trust the project folder (above),
 everything in its dsh.jsonc that runs code or widens access (plugins, mcpServers, model.baseUrl,
 model.apiKeyFile, a weaker sandbox, roots, "!" hiddenPaths, env include/set, allowRun, allow rules,
-sessionsDir) is ignored, and each session says what was ignored. A --config file outside the
+sessionsDir, another executor provider, wider executor.allowNet, executor.secrets) is ignored, and each session says what was ignored. A --config file outside the
 workspace is trusted (you named it).
 
 dsh.jsonc keys (JSON Schema: dsh.schema.json):

@@ -5,7 +5,9 @@
  * and tmp, the user's config folder (read, and written only by the binary's own `trust`
  * subcommand: no second Deno can run it), and `--allow-net` exactly the host:port of the
  * model endpoint: `DEEPSEEK_BASE_URL` when set at compile time, else `model.baseUrl` of the
- * folder's trusted config, else `https://api.deepseek.com` (so `api.deepseek.com:443`).
+ * folder's trusted config, else `https://api.deepseek.com` (so `api.deepseek.com:443`); with
+ * `"executor": {"provider": "deno-sandbox"}` also the sandbox API's host (`DENO_SANDBOX_ENDPOINT`
+ * at compile time, else the SDK's `<region>.sandbox-api.deno.net:443`) and the SDK's variables.
  *
  * ```sh
  * deno task compile [--output dist/dsh-agent] [--workspace ~/code] [--config dsh.jsonc]
@@ -44,6 +46,12 @@ export interface CompileArgsOptions {
   readonly userConfigDir?: string;
   /** The temp directory. @default {"/tmp"} */
   readonly tmpDir?: string;
+  /**
+   * `DENO_SANDBOX_ENDPOINT` (and `DENO_SANDBOX_BASE_DOMAIN`) at compile time: a config with
+   * `"executor": {"provider": "deno-sandbox"}` bakes in that host, else the SDK's API hosts.
+   * @default {{}}
+   */
+  readonly sandboxEndpoint?: { readonly endpoint?: string; readonly baseDomain?: string };
 }
 
 /** Commands the compiled agent may also run (no Deno executable is known at compile time). */
@@ -61,6 +69,8 @@ export function compileFlags(options: CompileArgsOptions): string[] {
     useDeepSeek: true,
     modelBaseUrl: options.baseUrl,
     denoPath: "deno",
+    sandboxEndpoint: options.sandboxEndpoint ?? {},
+    configDir: base,
   });
   const add = (flag: string, name: string, extra: readonly string[]) =>
     `--allow-${name}=${[
@@ -117,6 +127,14 @@ if (import.meta.main) {
     readOnly: file === undefined ? [] : [file],
     ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
+    sandboxEndpoint: {
+      ...(Deno.env.get("DENO_SANDBOX_ENDPOINT")
+        ? { endpoint: Deno.env.get("DENO_SANDBOX_ENDPOINT")! }
+        : {}),
+      ...(Deno.env.get("DENO_SANDBOX_BASE_DOMAIN")
+        ? { baseDomain: Deno.env.get("DENO_SANDBOX_BASE_DOMAIN")! }
+        : {}),
+    },
   });
   const { code } = await new Deno.Command(Deno.execPath(), {
     args,

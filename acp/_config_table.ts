@@ -27,6 +27,7 @@ import {
 } from "./_config_fields.ts";
 import { checkPermissionRules, type PermissionRule } from "../tools/permission_rules.ts";
 import { checkToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
+import { executorField } from "./_config_executor.ts";
 
 const DECISIONS = ["allow", "ask", "deny"] as const;
 
@@ -255,6 +256,7 @@ const CONFIG_FIELDS = {
     "auto",
     "OS sandbox for bash: auto is workspace-write where bubblewrap runs, else bash asks before every call; off is an alias of danger-full-access.",
   ),
+  executor: executorField,
   hiddenPaths: stringsField(
     'Changes to the credential paths hidden in the sandbox: absolute or "~/" paths to hide, "!path" to un-hide a default.',
     { schema: { pattern: "^!?(~/|/)." }, check: hiddenPath },

@@ -14,6 +14,7 @@ import type { SessionUpdateWire } from "./session_update_wire.ts";
 import { McpNotices } from "./_mcp_notices.ts";
 import { TurnNotices } from "./_turn_notices.ts";
 import type { AcpServerOptions } from "./server.ts";
+import { SESSION_ENVIRONMENTS, type SessionEnvironments } from "./_session_environments.ts";
 
 /** One open session of the connection. */
 export interface LiveSession {
@@ -91,18 +92,36 @@ export class ServerState {
     return live;
   }
 
-  /** Aborts a session's turn and disposes its view, agent and MCP servers. */
-  async close(live: LiveSession): Promise<void> {
+  /**
+   * Aborts a session's turn and disposes its view, agent and MCP servers. `ended` (the editor
+   * closed the connection) also applies `onSessionEnd` to a remote executor's environment; a
+   * reload of the session does not (it reattaches).
+   */
+  async close(live: LiveSession, ended = false): Promise<void> {
+    // Started at once, so the agent's shutdown (which detaches every sandbox) waits for it.
+    const ending = ended ? this.#endEnvironment(live.agent.sessionId) : undefined;
     live.turn?.abort();
     live.view.dispose();
     await live.agent.dispose();
     live.detachNotices?.();
     this.turnNotices.forget(live.agent.sessionId);
     await live.disposeMcp?.();
+    await ending;
     if (this.sessions.get(live.agent.sessionId) === live) {
       this.sessions.delete(live.agent.sessionId);
       this.lastSent.delete(live.agent.sessionId);
     }
+  }
+
+  /** Applies `onSessionEnd` to a remote executor's environment of the session (if any). */
+  async #endEnvironment(sessionId: string): Promise<void> {
+    const environments = this.ctx.get<SessionEnvironments>(SESSION_ENVIRONMENTS);
+    await environments?.end(sessionId).catch((error) => {
+      this.ctx.logger.warn("Cannot end the session's remote environment", {
+        sessionId,
+        error: String(error),
+      });
+    });
   }
 
   /** Permission prompts of one session: a card already shown waits as `pending`, then runs. */

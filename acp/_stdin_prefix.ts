@@ -92,6 +92,11 @@ export const SECRETS_FRAME = "dsh/secrets";
 export interface AgentSecrets {
   /** The DeepSeek API key, if any. */
   readonly deepSeekApiKey: string | undefined;
+  /**
+   * Every string of the secrets line by name (`DEEPSEEK_API_KEY`, and for a remote executor
+   * `DENO_DEPLOY_TOKEN` and the variables of its `secrets`); empty without a line.
+   */
+  readonly values: Readonly<Record<string, string>>;
   /** Stdin after the secrets line (unchanged when there was none). */
   readonly input: ReadableStream<Uint8Array>;
 }
@@ -131,13 +136,20 @@ export async function takeSecrets(
     fromEnv = Deno.env.get("DEEPSEEK_API_KEY");
     Deno.env.delete("DEEPSEEK_API_KEY");
   } catch { /* no env permission: nothing to read or delete */ }
-  if (!readPrefix) return { deepSeekApiKey: fromEnv, input };
+  if (!readPrefix) return { deepSeekApiKey: fromEnv, values: {}, input };
   const first = await readFirstLine(input);
   const secrets = parseSecrets(first.line);
   if (secrets !== undefined) {
     const key = secrets.DEEPSEEK_API_KEY;
-    return { deepSeekApiKey: typeof key === "string" ? key : fromEnv, input: first.rest };
+    const values = Object.fromEntries(
+      Object.entries(secrets).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
+    return {
+      deepSeekApiKey: typeof key === "string" ? key : fromEnv,
+      values,
+      input: first.rest,
+    };
   }
   const rest = first.line === undefined ? first.rest : withHead(`${first.line}\n`, first.rest);
-  return { deepSeekApiKey: fromEnv, input: rest };
+  return { deepSeekApiKey: fromEnv, values: {}, input: rest };
 }

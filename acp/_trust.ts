@@ -8,11 +8,13 @@
  * Kept without trust: `model.provider`, `model.model`, `model.thinking`,
  * `model.reasoningEffort`, `toolMode`, `tools` masks, `ask`/`deny` permission rules,
  * `defaultDecision` `ask`/`deny`, a sandbox level no weaker than the user's, hidden paths that
- * hide more, `env.exclude` and an `env.inherit` no wider than the user's.
+ * hide more, `env.exclude` and an `env.inherit` no wider than the user's, and on the user's own
+ * executor provider a narrower `executor.allowNet` (see `_trust_executor.ts`).
  *
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
+import { absoluteSecretFiles, gateExecutor, mergeExecutor } from "./_trust_executor.ts";
 
 /** A raw (validated) config object, before defaults. */
 export type RawConfig = Readonly<Record<string, unknown>>;
@@ -85,6 +87,7 @@ export function absolutePaths(raw: RawConfig, dir: string): RawConfig {
   }
   if (Array.isArray(raw.roots)) out.roots = strings(raw.roots).map(abs);
   if (typeof raw.sessionsDir === "string") out.sessionsDir = abs(raw.sessionsDir);
+  if (raw.executor !== undefined) out.executor = absoluteSecretFiles(raw.executor, dir);
   const model = rec(raw.model);
   if (typeof model.apiKeyFile === "string" && !model.apiKeyFile.startsWith("~/")) {
     out.model = { ...model, apiKeyFile: abs(model.apiKeyFile) };
@@ -230,6 +233,11 @@ export function gateProject(project: RawConfig, user: RawConfig = {}): TrustGate
     if (env === undefined) delete out.env;
     else out.env = env;
   }
+  if (project.executor !== undefined) {
+    const executor = gateExecutor(project.executor, user.executor, asked);
+    if (executor === undefined) delete out.executor;
+    else out.executor = executor;
+  }
   gateLists(project, out, asked);
   return { asked, restricted: out };
 }
@@ -262,6 +270,9 @@ export function mergeConfigs(user: RawConfig, project: RawConfig): RawConfig {
       exclude: [...strings(u.exclude), ...strings(p.exclude)],
       set: { ...rec(u.set), ...rec(p.set) },
     };
+  }
+  if (user.executor !== undefined || project.executor !== undefined) {
+    out.executor = mergeExecutor(user.executor, project.executor);
   }
   if (user.tools !== undefined && project.tools !== undefined) {
     const u = rec(user.tools), p = rec(project.tools);

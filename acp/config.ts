@@ -9,6 +9,7 @@ import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { McpServerConfig } from "../mcp/mod.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import type { SandboxSetting } from "./_safety_config.ts";
+import type { ExecutorConfig } from "./_config_executor.ts";
 import type { ConfigSchema } from "./_config_fields.ts";
 import {
   compilePermissionRules,
@@ -23,6 +24,7 @@ import { checkModelEndpoint } from "./_model_endpoint.ts";
 
 export type { ConfigSchema } from "./_config_fields.ts";
 export type { SandboxSetting } from "./_safety_config.ts";
+export type { ExecutorConfig, ExecutorProvider, ExecutorSecret } from "./_config_executor.ts";
 export type { ConfigTrust } from "./_config_layers.ts";
 export type { TrustItem } from "./_trust.ts";
 
@@ -64,6 +66,11 @@ export interface AgentConfig {
    * @default {"auto"}
    */
   readonly sandbox: SandboxSetting;
+  /**
+   * Where tools run: `"local"` (this machine, in `sandbox`) or `"deno-sandbox"` (one Deno
+   * Sandbox microVM per session, with `DENO_DEPLOY_TOKEN`). @default {{ provider: "local" }}
+   */
+  readonly executor: ExecutorConfig;
   /** Changes to the credential paths hidden in the sandbox (`"!~/.docker"` un-hides one). @default {[]} */
   readonly hiddenPaths: readonly string[];
   /** The environment of every process a tool starts (see `core/env_policy.ts`). @default {{}} */

@@ -27,6 +27,11 @@ export interface AgentCommand {
   readonly args: readonly string[];
   /** The workspace (the process cwd). */
   readonly cwd: string;
+  /**
+   * Variables the launcher moves from the agent's environment to its stdin secrets line (a
+   * remote executor's `DENO_DEPLOY_TOKEN` and `secrets.*.fromEnv`). @default {[]}
+   */
+  readonly stdinSecrets?: readonly string[];
 }
 
 /**
@@ -73,6 +78,12 @@ export async function agentCommand(
     useDeepSeek: usesDeepSeek(config, Deno.env.get("DEEPSEEK_API_KEY")) ||
       (keyFile !== undefined && config.model.provider !== "demo"),
     modelBaseUrl: modelBaseUrl(config),
+    sandboxEndpoint: {
+      endpoint: env("DENO_SANDBOX_ENDPOINT"),
+      baseDomain: env("DENO_SANDBOX_BASE_DOMAIN"),
+    },
+    configDir: base,
+    ...(env("HOME") !== undefined ? { home: env("HOME")! } : {}),
   });
   const main = new URL("./main.ts", import.meta.url);
   return {
@@ -87,7 +98,15 @@ export async function agentCommand(
       ...args,
     ],
     cwd: workspace,
+    stdinSecrets: remoteSecrets(config),
   };
+}
+
+/** A remote executor's token and secrets: never in the agent's environment (see `agentSpawn`). */
+function remoteSecrets(config: Awaited<ReturnType<typeof loadConfig>>["config"]): string[] {
+  if (config.executor.provider !== "deno-sandbox") return [];
+  const fromEnv = Object.values(config.executor.secrets).flatMap((s) => s.fromEnv ?? []);
+  return ["DENO_DEPLOY_TOKEN", ...fromEnv];
 }
 
 /** The user's config folder (user-level dsh.jsonc, trust records): the agent reads it, never writes. */
@@ -170,11 +189,11 @@ export async function launch(
   let child: Deno.ChildProcess;
   let spawned: ReturnType<typeof agentSpawn>;
   try {
-    const { command, args: argv, cwd } = await agentCommand(workspace, args);
+    const { command, args: argv, cwd, stdinSecrets } = await agentCommand(workspace, args);
     try {
       // Piped, not inherited: the relay answers for an agent that dies before it can. Without
       // the key in its environment and without the descriptors the editor left open.
-      spawned = agentSpawn(command, argv, cwd);
+      spawned = agentSpawn(command, argv, cwd, stdinSecrets);
       child = spawned.child;
     } catch (error) {
       throw new Error(

@@ -31,7 +31,7 @@ import { setEnvPolicy } from "../core/env_policy.ts";
 import { defaultRules, type SafetyState } from "./_safety_config.ts";
 import { AGENT_HELP, AGENT_VERSION } from "./_cli.ts";
 import { exitCodeFor, shutdownWithin, type StopReason, watchLifetime } from "./_shutdown.ts";
-import { takeSecrets } from "./_stdin_prefix.ts";
+import { type AgentSecrets, takeSecrets } from "./_stdin_prefix.ts";
 
 /** The parsed command line of the agent binary. */
 export interface AgentArgs {
@@ -218,7 +218,7 @@ export async function main(args: readonly string[]): Promise<number> {
     await serveStartupError(startupError, early.input);
     return 1;
   }
-  return await serve(startup, options, secrets.deepSeekApiKey, async () => {
+  return await serve(startup, options, secrets, async () => {
     if (terminal) await early.take();
     return early;
   });
@@ -238,7 +238,7 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
 async function serve(
   startup: Startup,
   options: AgentArgs,
-  apiKey: string | undefined,
+  { deepSeekApiKey: apiKey, values: stdinSecrets }: Omit<AgentSecrets, "input">,
   connect: () => Promise<EarlyInitialize>,
 ): Promise<number> {
   const { config } = startup;
@@ -280,6 +280,7 @@ async function serve(
       logLevel: options.logLevel,
       workspace,
       protectedPaths,
+      secrets: stdinSecrets,
     });
     const { input, initialized } = await connect();
     const server = createAcpServer(ctx, {

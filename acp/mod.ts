@@ -65,6 +65,9 @@ export { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "./config.ts";
 export type {
   AgentConfig,
   ConfigTrust,
+  ExecutorConfig,
+  ExecutorProvider,
+  ExecutorSecret,
   LoadConfigOptions,
   LoadedConfig,
   ModelConfig,

@@ -12,6 +12,7 @@ import { netHost } from "../core/permission_hint.ts";
 import { CORE_ENV_VARS } from "../core/env_policy.ts";
 import type { PluginPermissions } from "./plugin_permissions.ts";
 import { sessionKeyDir } from "../agent/session_key.ts";
+import { executorGrants } from "./_executor_permissions.ts";
 
 /** Options of {@linkcode permissionFlags}. */
 export interface PermissionFlagsOptions {
@@ -33,6 +34,18 @@ export interface PermissionFlagsOptions {
   readonly plugins?: PluginPermissions;
   /** The folder of the key that signs session logs (read and written). @default {sessionKeyDir()} */
   readonly keyDir?: string;
+  /**
+   * For `"executor": {"provider": "deno-sandbox"}`: `DENO_SANDBOX_ENDPOINT` and
+   * `DENO_SANDBOX_BASE_DOMAIN`, whose host the agent may reach. @default {the SDK's API hosts}
+   */
+  readonly sandboxEndpoint?: {
+    readonly endpoint?: string | undefined;
+    readonly baseDomain?: string | undefined;
+  };
+  /** Where the config's relative paths (secret files) resolve. @default {roots[0]} */
+  readonly configDir?: string;
+  /** `$HOME`, for `~/` secret files. @default {undefined} */
+  readonly home?: string;
 }
 
 /** The environment variables the agent reads. */
@@ -119,8 +132,15 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
   const denoPath = options.denoPath ?? Deno.execPath();
   const plugins = options.plugins ?? {};
   const keyDir = options.keyDir ?? defaultKeyDir();
+  // A remote executor: the sandbox API's host, the SDK's variables, secret files.
+  const executor = executorGrants(
+    config.executor,
+    options.sandboxEndpoint ?? {},
+    options.configDir ?? roots[0] ?? "/",
+    options.home,
+  );
   const writable = unique([...roots, sessionsDir, keyDir, tmpDir, ...plugins.write ?? []]);
-  const readable = unique([...writable, ...readOnly, ...plugins.read ?? []]);
+  const readable = unique([...writable, ...readOnly, ...plugins.read ?? [], ...executor.read]);
   const run = unique([
     "bash",
     "sh",
@@ -144,12 +164,13 @@ export function permissionFlags(config: AgentConfig, options: PermissionFlagsOpt
     ...(useDeepSeek ? [netHost(options.modelBaseUrl ?? config.model.baseUrl)] : []),
     ...Object.values(config.mcpServers).flatMap((s) => "url" in s ? [new URL(s.url).host] : []),
     ...plugins.net ?? [],
+    ...executor.net,
   ]);
   const flags = [
     `--allow-read=${readable.join(",")}`,
     `--allow-write=${writable.join(",")}`,
     `--allow-run=${run.join(",")}`,
-    envFlag(config, plugins.env ?? []),
+    envFlag(config, [...plugins.env ?? [], ...executor.env]),
   ];
   if (hosts.length > 0) flags.push(`--allow-net=${hosts.join(",")}`);
   return flags;

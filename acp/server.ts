@@ -135,7 +135,10 @@ function createApp(state: ServerState) {
     .onConnect((connection) => {
       state.client = connection.client;
       connection.closed.finally(async () => {
-        for (const live of [...sessions.values()]) await state.close(live).catch(() => {});
+        // All at once: each session's end starts now, before the agent's shutdown.
+        await Promise.all(
+          [...sessions.values()].map((live) => state.close(live, true).catch(() => {})),
+        );
         state.client = undefined;
       });
     });

@@ -20,6 +20,8 @@ import { type CaptureSummary, OutputCapture } from "./_output_capture.ts";
 import { type Executor, executorFor, type RunResult } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import { probeContainment } from "../jobs/process_containment.ts";
+import { runDetachedJob } from "../jobs/detached_jobs.ts";
+import type { JobService } from "../jobs/job_service.ts";
 import { createExecutor, type SandboxMode } from "./sandbox.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import type { ProtectedPaths } from "./protected_paths.ts";
@@ -132,6 +134,14 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
       exec.signal.throwIfAborted();
       const job = exec.job;
       const timeoutMs = args.timeout_ms ?? (job ? undefined : defaultTimeoutMs);
+      // In the background, a session executor that can run it detached makes the job durable.
+      const durable = job && await runDetachedJob(
+        exec,
+        executorFor(executor, exec.agent?.sessionId),
+        args.command,
+        { cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(), ...(timeoutMs ? { timeoutMs } : {}) },
+      );
+      if (durable) return durable;
       const capture = job
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
@@ -306,6 +316,8 @@ export const bashPlugin: {
       }
     }
     const tool = createBashTool({ ...rest, executor: chosen });
+    // A session/load adopts durable bash jobs through this executor (jobs.adoptFromLog).
+    ctx.get<JobService>("jobs")?.useDetachedExecutor("bash", chosen);
     if (background === true && ctx.get("jobs") === undefined) {
       throw new Error(
         "Cannot offer run_in_background for bash: the jobs service is missing; load the jobs plugin first",

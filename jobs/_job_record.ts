@@ -9,7 +9,14 @@ import { HarnessError } from "../core/errors.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { OutputBuffer } from "./output_buffer.ts";
 import { killProcessTree, type KillProcessTreeResult, processStartTime } from "./process_tree.ts";
-import type { JobControl, JobDetail, JobOutcome, JobSnapshot, JobStatus } from "./types.ts";
+import type {
+  JobControl,
+  JobDetail,
+  JobOutcome,
+  JobServiceOptions,
+  JobSnapshot,
+  JobStatus,
+} from "./types.ts";
 
 /** One job as the service holds it. */
 export interface JobRecord {
@@ -31,15 +38,59 @@ export interface JobRecord {
   ownerPolls: number;
   settled: Promise<void>;
   reaping?: Promise<void>;
+  /** Set for a durable job (a detached run): shutdown releases it instead of killing it. */
+  durable?: DurableState;
+  /** How a durable job's run is followed (the service's options). */
+  readonly follow: FollowSettings;
+}
+
+/** How a detached run is followed: read pauses, kill grace and deadline, reads that may fail. */
+export interface FollowSettings {
+  readonly pollMs: number;
+  readonly maxPollMs: number;
+  readonly graceMs: number;
+  readonly killWaitMs: number;
+  readonly maxFailures: number;
+  readonly callTimeoutMs: number;
+}
+
+/** The durable side of a record (a detached run followed by reads). */
+export interface DurableState {
+  /** The job's id in the session log (differs from `id` only when adopted under a new id). */
+  readonly logId: string;
+  /** Aborted at shutdown: the follower stops reading and leaves the run running. */
+  readonly release: AbortController;
+  /** Resolves after the follower's first read (adoption waits for it, so a notice is on time). */
+  readonly firstRead: PromiseWithResolvers<void>;
+}
+
+/** The record behind each producer control (a body reaches its job's record through `exec.job`). */
+const RECORDS = new WeakMap<object, JobRecord>();
+
+/** The record of a control handed to a producer, if this service made it. */
+export function recordOfControl(control: object): JobRecord | undefined {
+  return RECORDS.get(control);
+}
+
+/** Marks a record durable; returns its state. */
+export function makeDurable(record: JobRecord, logId: string = record.id): DurableState {
+  record.durable = {
+    logId,
+    release: new AbortController(),
+    firstRead: Promise.withResolvers<void>(),
+  };
+  return record.durable;
 }
 
 /** A running record with no output, processes, readers or waiters yet. */
 export function newRecord(
-  init: Pick<JobRecord, "id" | "kind" | "label" | "owner" | "agent" | "buffer">,
+  init:
+    & Pick<JobRecord, "id" | "kind" | "label" | "owner" | "agent" | "buffer" | "follow">
+    & { readonly startedAt?: string },
 ): JobRecord {
   return {
     ...init,
-    startedAt: new Date().toISOString(),
+    startedAt: init.startedAt ?? new Date().toISOString(),
     controller: new AbortController(),
     processes: [],
     cursors: new Map(),
@@ -49,6 +100,39 @@ export function newRecord(
     reported: false,
     ownerPolls: 0,
     settled: Promise.resolve(),
+  };
+}
+
+/** Throws a RangeError naming the first numeric service option that is not a non-negative integer. */
+export function checkServiceOptions(options: JobServiceOptions): void {
+  const keys = [
+    "windowBytes",
+    "killGraceMs",
+    "killWaitMs",
+    "detachedPollMs",
+    "detachedMaxPollMs",
+    "detachedReadFailures",
+    "detachedCallTimeoutMs",
+  ] as const;
+  for (const key of keys) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new RangeError(
+        `Cannot create job service as '${key}' must be a non-negative integer: current value is ${value}`,
+      );
+    }
+  }
+}
+
+/** The follow settings of a service's durable jobs. */
+export function followSettings(options: JobServiceOptions): FollowSettings {
+  return {
+    pollMs: Math.max(1, options.detachedPollMs ?? 200),
+    maxPollMs: Math.max(1, options.detachedMaxPollMs ?? 2000),
+    graceMs: options.killGraceMs ?? 2000,
+    killWaitMs: options.killWaitMs ?? 10_000,
+    maxFailures: Math.max(1, options.detachedReadFailures ?? 5),
+    callTimeoutMs: Math.max(1, options.detachedCallTimeoutMs ?? 20_000),
   };
 }
 
@@ -120,7 +204,7 @@ export async function waitUntil(
 
 /** The producer's control of a record; `reap` kills its tracked trees. */
 export function controlOf(record: JobRecord, reap: () => void): JobControl {
-  return {
+  const control: JobControl = {
     id: record.id,
     signal: record.controller.signal,
     output: {
@@ -140,6 +224,8 @@ export function controlOf(record: JobRecord, reap: () => void): JobControl {
       record.detail = { ...record.detail, ...exit };
     },
   };
+  RECORDS.set(control, record);
+  return control;
 }
 
 /** Kills one tracked tree; `undefined` when the kill failed. */

@@ -4,31 +4,43 @@
  *
  * @module
  */
-import { formatJobNotice } from "./job_status.ts";
-import { OutputBuffer } from "./output_buffer.ts";
 import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
-import type { ToolDefinition } from "../tools/definition.ts";
+import type { AgentHandle, ToolDefinition } from "../tools/definition.ts";
+import { type Executor, executorFor } from "../tools/executor.ts";
+import { isDetachedExecutor } from "./_detached_follow.ts";
 import {
-  abandonRecord,
+  adoptedProducer,
+  adoptionProblem,
+  pendingDetachedJobs,
+  tellRenamed,
+} from "./detached_jobs.ts";
+import {
   accessRecord,
-  controlOf,
-  finishRecord,
+  checkServiceOptions,
+  followSettings,
   isTerminal,
   type JobRecord,
-  killLeftoverGroups,
   KIND_REGEXP,
   makeSpillDir,
   newRecord,
-  NOTICE_SOURCE,
-  reapProcesses,
   snapshotOf,
   waitUntil,
-  wake,
 } from "./_job_record.ts";
+import {
+  abandonWithNotice,
+  finishOwnerPoll,
+  JobIds,
+  killerOf,
+  outputBuffer,
+  resolveOwner,
+  runProducer,
+  shutdownRecords,
+  stopRecord,
+} from "./_job_lifecycle.ts";
 import type {
-  JobKiller,
+  AdoptReport,
+  DetachedJobRecord,
   JobKillResult,
-  JobOutcome,
   JobRead,
   JobReadOptions,
   JobServiceOptions,
@@ -54,9 +66,10 @@ import type {
 export class JobService implements AsyncDisposable {
   #options: JobServiceOptions;
   #jobs = new Map<string, JobRecord>();
-  #counters = new Map<string, number>();
+  #ids = new JobIds();
   #spillDir: string | undefined;
   #disposed = false;
+  #detachedExecutors = new Map<string, Executor>();
 
   /**
    * Creates a service.
@@ -65,14 +78,7 @@ export class JobService implements AsyncDisposable {
    * @throws {RangeError} When a numeric option is negative or not an integer.
    */
   constructor(options: JobServiceOptions = {}) {
-    for (const key of ["windowBytes", "killGraceMs", "killWaitMs"] as const) {
-      const value = options[key];
-      if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
-        throw new RangeError(
-          `Cannot create job service as '${key}' must be a non-negative integer: current value is ${value}`,
-        );
-      }
-    }
+    checkServiceOptions(options);
     this.#options = options;
   }
 
@@ -92,45 +98,115 @@ export class JobService implements AsyncDisposable {
         }`,
       );
     }
-    if (this.#disposed) throw new TypeError("Cannot start job: the job service is disposed");
-    const ownerId = typeof owner === "string" ? owner : owner?.sessionId;
-    const agent = typeof owner === "object"
-      ? owner
-      : ownerId !== undefined
-      ? this.#options.agentFor?.(ownerId)
-      : undefined;
-    if (agent?.disposed) {
-      throw new TypeError(`Cannot start job: the owner agent of session ${ownerId} is disposed`);
+    return this.#create({ kind, label: String(label), owner, run }).id;
+  }
+
+  /**
+   * Adopts a durable job another agent process started (a `job/detached` record of the session
+   * log): follows its run through `executor` as a job owned by `owner`, so `job_output`,
+   * `job_kill` and `job_list` work on it and its end (even one that happened while no agent ran)
+   * is the usual completion notice. A run whose environment is gone ends `failed` as lost.
+   *
+   * @param record The logged record.
+   * @param executor The session's executor (it must have the detached trio).
+   * @param owner The agent now running the session (notices go to it) or a session id.
+   * @returns The job's id here: the record's own, or a fresh one when that id is taken.
+   * @throws {TypeError} When the executor cannot read detached runs or the service is disposed.
+   */
+  adopt(record: DetachedJobRecord, executor: Executor, owner?: AgentHandle | string): string {
+    if (!isDetachedExecutor(executor)) {
+      throw new TypeError(
+        `Cannot adopt job ${record.jobId}: the ${executor.kind} executor cannot read detached runs`,
+      );
     }
-    const n = (this.#counters.get(kind) ?? 0) + 1;
-    this.#counters.set(kind, n);
-    const id = `${kind}-${n}`;
+    this.#ids.countPast(record.jobId);
+    return this.#create({
+      kind: record.kind,
+      label: record.label,
+      owner,
+      startedAt: record.startedAt,
+      ...(this.#jobs.has(record.jobId) ? {} : { id: record.jobId }),
+      run: adoptedProducer(record, executor),
+    }).id;
+  }
+
+  /**
+   * Adopts every durable job of a session log that has not ended (see {@linkcode adopt}) through
+   * the executor registered for its kind ({@linkcode useDetachedExecutor}) or the one given, and
+   * waits for each first read (a job that ended meanwhile has its notice queued before the next
+   * turn). Job ids seen in the log are not reused.
+   *
+   * @param events The session's events (`agent.events`).
+   * @param owner The agent that loaded the session.
+   * @param executor Overrides the registered executors (its session's is used).
+   * @returns The adopted jobs and the records that could not be read.
+   */
+  async adoptFromLog(
+    events: readonly { readonly type: string; readonly [key: string]: unknown }[],
+    owner: AgentHandle,
+    executor?: Executor,
+  ): Promise<AdoptReport> {
+    const { pending, seen, invalid } = pendingDetachedJobs(events);
+    for (const id of seen) this.#ids.countPast(id);
+    const adopted: { id: string; jobId: string }[] = [];
+    const problems = [...invalid];
+    const mine = [...this.#jobs.values()].filter((job) => job.owner === owner.sessionId);
+    const live = new Set(mine.map((job) => job.durable?.logId));
+    for (const record of pending.filter((record) => !live.has(record.jobId))) {
+      const chosen = executor ?? this.#detachedExecutors.get(record.kind);
+      const session = chosen && executorFor(chosen, owner.sessionId);
+      const problem = adoptionProblem(record, session);
+      if (problem !== undefined) {
+        problems.push(problem);
+        continue;
+      }
+      const id = this.adopt(record, session!, owner);
+      if (id !== record.jobId) tellRenamed(owner, record.jobId, id);
+      adopted.push({ id, jobId: record.jobId });
+    }
+    await Promise.all(adopted.map(({ id }) => this.#jobs.get(id)!.durable!.firstRead.promise));
+    return { adopted, invalid: problems };
+  }
+
+  /**
+   * Names the executor whose detached runs jobs of `kind` use, for {@linkcode adoptFromLog}
+   * (the bash plugin registers its own for `bash`).
+   *
+   * @param kind The job kind (tool name).
+   * @param executor Its executor (the session's is derived with `forSession`).
+   */
+  useDetachedExecutor(kind: string, executor: Executor): void {
+    this.#detachedExecutors.set(kind, executor);
+  }
+
+  #create(init: {
+    readonly kind: string;
+    readonly label: string;
+    readonly owner: AgentHandle | string | undefined;
+    readonly run: JobStartOptions["run"];
+    readonly id?: string;
+    readonly startedAt?: string;
+  }): JobRecord {
+    if (this.#disposed) throw new TypeError("Cannot start job: the job service is disposed");
+    const { ownerId, agent } = resolveOwner(init.owner, this.#options.agentFor);
+    const id = init.id ?? this.#ids.next(init.kind);
     const record = newRecord({
       id,
-      kind,
-      label: String(label),
+      kind: init.kind,
+      label: init.label,
       owner: ownerId,
       agent,
-      buffer: new OutputBuffer({
-        spillPath: this.#spillPath(id),
-        ...(this.#options.windowBytes !== undefined
-          ? { windowBytes: Math.max(1, this.#options.windowBytes) }
-          : {}),
-      }),
+      ...(init.startedAt !== undefined ? { startedAt: init.startedAt } : {}),
+      buffer: outputBuffer(
+        this.#spillDir ??= makeSpillDir(this.#options.spillDir),
+        id,
+        this.#options.windowBytes,
+      ),
+      follow: followSettings(this.#options),
     });
     this.#jobs.set(id, record);
-    const control = controlOf(record, () => this.#reap(record));
-    let produced: Promise<JobOutcome | void>;
-    try {
-      produced = Promise.resolve(run(control));
-    } catch (error) {
-      produced = Promise.reject(error);
-    }
-    record.settled = produced.then(
-      (outcome) => this.#settle(record, outcome, undefined),
-      (error) => this.#settle(record, undefined, error),
-    );
-    return id;
+    runProducer(record, init.run, this.#options);
+    return record;
   }
 
   /**
@@ -225,16 +301,7 @@ export class JobService implements AsyncDisposable {
       read = await this.read(id, { ...options, cursor: record.cursors.get(key) ?? 0 });
       record.cursors.set(key, Math.max(read.next, record.cursors.get(key) ?? 0));
     } finally {
-      if (isOwner) {
-        record.ownerPolls--;
-        if (isTerminal(record.status)) {
-          if (read !== undefined && isTerminal(read.job.status) && read.next === read.total) {
-            record.reported = true;
-          } else if (record.ownerPolls === 0) {
-            this.#notify(record);
-          }
-        }
-      }
+      if (isOwner) finishOwnerPoll(record, read);
     }
     return read.job.reported === record.reported
       ? read
@@ -286,24 +353,20 @@ export class JobService implements AsyncDisposable {
     if (isTerminal(record.status)) {
       return { outcome: "already-finished", job: snapshotOf(record) };
     }
-    const killer: JobKiller = caller === undefined
-      ? "embedder"
-      : caller === record.owner
-      ? "owner"
-      : `session:${caller}`;
-    this.#stop(record, killer, reason);
+    stopRecord(record, killerOf(caller, record.owner), reason, this.#options);
     const waitMs = this.#options.killWaitMs ?? 10_000;
     await waitUntil(record, () => isTerminal(record.status), waitMs);
     // No job stays in `stopping`: past the deadline the producer is abandoned.
-    this.#abandon(record, waitMs);
+    abandonWithNotice(record, waitMs);
     const job = snapshotOf(record);
     return { outcome: isTerminal(job.status) ? "killed" : "stopping", job };
   }
 
   /**
    * Kills every job of a session (running ones and leftover process groups of finished ones) and
-   * forgets them. No notices are sent. Call it when the session or its agent is disposed. Waits
-   * up to `killWaitMs` per job for its producer to settle.
+   * forgets them; a durable job is released instead (its run goes on, a later load adopts it).
+   * No notices are sent. Call it when the session or its agent is disposed. Waits up to
+   * `killWaitMs` per job for its producer to settle.
    *
    * @param sessionId The owner session.
    * @param reason Recorded in each job's detail. @default {"owner session disposed"}
@@ -311,88 +374,24 @@ export class JobService implements AsyncDisposable {
    */
   async disposeOwner(sessionId: string, reason = "owner session disposed"): Promise<void> {
     const records = [...this.#jobs.values()].filter((job) => job.owner === sessionId);
-    await this.#shutdown(records, "owner-disposed", reason);
+    await shutdownRecords(records, "owner-disposed", reason, this.#options);
     for (const record of records) this.#jobs.delete(record.id);
   }
 
   /**
-   * Kills every job and refuses new ones (waits up to `killWaitMs` per job). Idempotent.
+   * Kills every job (releases every durable one) and refuses new ones (waits up to `killWaitMs`
+   * per job). Idempotent.
    *
    * @returns Resolves once every job settled.
    */
   async dispose(): Promise<void> {
     this.#disposed = true;
-    await this.#shutdown([...this.#jobs.values()], "service-disposed", "job service disposed");
+    const records = [...this.#jobs.values()];
+    await shutdownRecords(records, "service-disposed", "job service disposed", this.#options);
   }
 
   /** Same as {@linkcode JobService.dispose}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
-  }
-
-  async #shutdown(records: JobRecord[], killer: JobKiller, reason: string): Promise<void> {
-    for (const record of records) {
-      record.reported = true;
-      if (record.status === "running") this.#stop(record, killer, reason);
-    }
-    await Promise.all(records.map(async (record) => {
-      // A producer that ignores its signal and tracks no process cannot hold disposal forever.
-      const waitMs = this.#options.killWaitMs ?? 10_000;
-      await waitUntil(record, () => isTerminal(record.status), waitMs);
-      if (record.status === "stopping") this.#abandon(record, waitMs);
-      // Processes a finished job left behind in its group (for example `cmd &`) die with the owner.
-      await killLeftoverGroups(record, this.#options.killGraceMs ?? 2000);
-    }));
-  }
-
-  #stop(record: JobRecord, killer: JobKiller, reason: string | undefined): void {
-    if (record.status !== "running") return;
-    record.status = "stopping";
-    record.detail = {
-      ...record.detail,
-      killedBy: killer,
-      ...(reason !== undefined ? { reason } : {}),
-    };
-    if (killer === "owner") record.reported = true;
-    record.controller.abort(
-      new DOMException(`job ${record.id} was killed${reason ? `: ${reason}` : ""}`, "AbortError"),
-    );
-    this.#reap(record);
-    wake(record);
-  }
-
-  #reap(record: JobRecord): void {
-    reapProcesses(record, this.#options.killGraceMs ?? 2000);
-  }
-
-  #abandon(record: JobRecord, waitedMs: number): void {
-    if (!abandonRecord(record, waitedMs)) return;
-    wake(record);
-    if (record.ownerPolls === 0) this.#notify(record);
-  }
-
-  async #settle(
-    record: JobRecord,
-    outcome: JobOutcome | void,
-    error: unknown,
-  ): Promise<void> {
-    if (!await finishRecord(record, outcome, error)) return;
-    wake(record);
-    if (record.ownerPolls === 0) this.#notify(record);
-  }
-
-  #notify(record: JobRecord): void {
-    if (record.reported || record.agent === undefined) return;
-    record.reported = true;
-    try {
-      record.agent.inject(formatJobNotice(snapshotOf(record)), NOTICE_SOURCE);
-    } catch {
-      // The owner agent was disposed: nobody is left to tell.
-    }
-  }
-
-  #spillPath(id: string): string {
-    this.#spillDir ??= makeSpillDir(this.#options.spillDir);
-    return `${this.#spillDir}/${id}-${crypto.randomUUID().slice(0, 8)}.out`;
   }
 }

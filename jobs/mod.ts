@@ -17,7 +17,16 @@
  * @module
  */
 export { JobService } from "./job_service.ts";
+export {
+  JOB_DETACHED_EVENT,
+  JOB_ENDED_EVENT,
+  pendingDetachedJobs,
+  runDetachedJob,
+} from "./detached_jobs.ts";
+export type { PendingDetachedJobs, RunDetachedOptions } from "./detached_jobs.ts";
 export type {
+  AdoptReport,
+  DetachedJobRecord,
   JobControl,
   JobDetail,
   JobKiller,
@@ -62,3 +71,4 @@ export type { Containment, ContainmentKind } from "./process_containment.ts";
 
 // Types the signatures above use, re-exported so this entry point documents itself.
 export type * from "../registry/doc_types.ts";
+export type * from "../tools/executor.ts";

@@ -4,6 +4,7 @@
  * @module
  */
 import type { AgentHandle, OutputSink } from "../tools/definition.ts";
+import type { DetachedRun } from "../tools/executor.ts";
 
 /** A job's lifecycle state. `stopping` means a kill was requested and the producer has not settled yet. */
 export type JobStatus = "running" | "stopping" | "completed" | "failed" | "killed";
@@ -160,4 +161,46 @@ export interface JobServiceOptions {
   readonly killWaitMs?: number;
   /** Finds the agent of a bare session-id owner, for notices. @default {() => undefined} */
   readonly agentFor?: (sessionId: string) => AgentHandle | undefined;
+  /** First pause between two reads of a detached (durable) job's output. @default {200} */
+  readonly detachedPollMs?: number;
+  /** Longest pause between two reads of an idle detached job (the pause doubles up to it). @default {2000} */
+  readonly detachedMaxPollMs?: number;
+  /**
+   * Failed reads in a row after which a detached job whose environment cannot be reached is
+   * reported lost in this process (not logged as ended: a later load tries again). A gone
+   * environment (`NotFound`, a `*_GONE` or `*NOT_FOUND` code) is lost at once, and logged. @default {5}
+   */
+  readonly detachedReadFailures?: number;
+  /**
+   * The longest one read or kill of a detached run may take; one that takes longer counts as a
+   * failed read (the job is not held by a call that never answers). @default {20000}
+   */
+  readonly detachedCallTimeoutMs?: number;
+}
+
+/**
+ * A durable job as the session log records it (the `job/detached` event's data): enough for a
+ * later agent process to adopt it with `jobs.adopt(record, executor, owner)`.
+ */
+export interface DetachedJobRecord {
+  /** The job id in the process that started it, for example `bash-3` (the log's identity of the job). */
+  readonly jobId: string;
+  /** Human label (the command). */
+  readonly label: string;
+  /** Producer kind (the tool name, `bash`). */
+  readonly kind: string;
+  /** Where it runs: environment, process group, output and exit files. */
+  readonly run: DetachedRun;
+  /** ISO start time. */
+  readonly startedAt: string;
+  /** Kill it this long after `startedAt` (the call's `timeout_ms`), if set. */
+  readonly timeoutMs?: number;
+}
+
+/** What `jobs.adoptFromLog` did. */
+export interface AdoptReport {
+  /** Each adopted job: its id in this process (`id`) and in the log (`jobId`; they differ only on a clash). */
+  readonly adopted: readonly { readonly id: string; readonly jobId: string }[];
+  /** `job/detached` events that could not be read, each with the reason. */
+  readonly invalid: readonly string[];
 }

@@ -29,7 +29,7 @@ Deno.test("parseConfig() reports every mistake at once, each with its path and a
     name: "SyntaxError",
     message: [
       'Cannot read config "c": 10 problems:',
-      '  1. unknown key "tols": did you mean "tools"? expected one of $schema, model, toolMode, permissions, defaultDecision, sandbox, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, tools, plugins',
+      '  1. unknown key "tols": did you mean "tools"? expected one of $schema, model, toolMode, permissions, defaultDecision, sandbox, executor, hiddenPaths, env, mcpServers, sessionsDir, roots, allowRun, tools, plugins',
       '  2. unknown key "model.modle": did you mean "model"? expected one of provider, model, baseUrl, thinking, reasoningEffort, apiKeyFile',
       '  3. "model.baseUrl" must be an http or https URL: received "ftp://h"',
       '  4. "model.thinking" must be one of "enabled", "disabled": received "enable"; did you mean "enabled"?',

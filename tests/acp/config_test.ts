@@ -39,6 +39,7 @@ Deno.test("parseConfig() reads JSONC with comments and trailing commas", () => {
     }],
     defaultDecision: "deny",
     sandbox: "workspace-write",
+    executor: DEFAULT_CONFIG.executor,
     hiddenPaths: [],
     env: {},
     mcpServers: { everything: { command: "node", args: ["x.js", "stdio"], env: { A: "1" } } },
