@@ -22,7 +22,9 @@ import {
   ABORTED_DURING_POLICY,
   type ApprovalScope,
   ask,
+  type Guard,
   PHASE_RULES,
+  runGuard,
   runPost,
   runPreExecute,
   TOOL_PHASES,
@@ -43,8 +45,8 @@ export interface Installed {
   readonly phase: ToolPhase;
   readonly seq: number;
   readonly run: ToolMiddleware | undefined;
-  /** The registry's own sugar (`guard()`): composed as it is, without its phase's checks. */
-  readonly trusted?: boolean;
+  /** The function of `guard(fn)` (the registry's own sugar, composed without its phase's checks). */
+  readonly guard?: Guard;
   /** A layer's rewrite of the definitions registered while it is installed. */
   readonly define?: ((definition: AnyToolDefinition) => AnyToolDefinition) | undefined;
 }
@@ -62,13 +64,13 @@ function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, 
     phases.get("tools/post-execute")!.push(postSugar(ctx));
   }
   if (ctx.listenerCount("tools/pre-execute") > 0) {
-    phases.get("tools/pre-execute")!.push(preSugar(ctx));
+    phases.get("tools/pre-execute")!.push(policyStep(ctx, true, [], false));
   }
   if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
   const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
-  for (const { phase, run, trusted } of sorted) {
+  for (const { phase, run, guard } of sorted) {
     if (run !== undefined) {
-      phases.get(phase)!.push((trusted ? run : PHASE_RULES[phase](run)) as Step);
+      phases.get(phase)!.push((guard !== undefined ? run : PHASE_RULES[phase](run)) as Step);
     }
   }
   return phases;
@@ -82,10 +84,8 @@ export function buildChain(
 ): Run {
   const phases = byPhase(ctx, installed);
   const get = (phase: ToolPhase) => phases.get(phase)!;
-  const policy = [...get("tools/pre-execute"), ...get("guard")];
   const bodies = get("body");
-  const rest: Step[] = [...policy];
-  if (policy.length > 0) rest.push(abortRecheck);
+  const rest: Step[] = policySteps(ctx, installed, [...get("tools/pre-execute"), ...get("guard")]);
   rest.push(...get("tools/execute"));
   if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
   const options = { ...body, abortSuccess: bodies.length === 0 };
@@ -131,6 +131,31 @@ export async function askFor(
   return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
 }
 
+/** Policy: one fused step when only `ctx.on` and `guard()` are installed, else each middleware. */
+function policySteps(ctx: Context, installed: readonly Installed[], steps: Step[]): Step[] {
+  if (steps.length === 0) return steps;
+  const policy = installed.filter((e) => e.phase === "guard" || e.phase === "tools/pre-execute");
+  if (!policy.every((e) => e.guard !== undefined)) return [...steps, abortRecheck];
+  const guards = policy.sort((a, b) => a.seq - b.seq).map((e) => e.guard!);
+  return [policyStep(ctx, ctx.listenerCount("tools/pre-execute") > 0, guards, true)];
+}
+
+/** Steps 3–5: the `ctx.on("tools/pre-execute")` waterfall with approval, `guards`, the re-check. */
+function policyStep(ctx: Context, pre: boolean, guards: readonly Guard[], recheck: boolean): Step {
+  return async (call, next) => {
+    if (pre) {
+      const denial = await runPreExecute(ctx, call.exec, call.signal);
+      if (denial === ABORTED_DURING_POLICY) return abortedBeforeDispatch();
+      if (denial !== undefined) return denial;
+    }
+    for (const guard of guards) {
+      const denial = runGuard(guard, call.exec);
+      if (denial !== undefined) return denial;
+    }
+    return recheck && call.signal.aborted ? abortedBeforeDispatch() : await next();
+  };
+}
+
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */
 function gate(run: Run): Run {
   return (call, signal) => {
@@ -166,15 +191,6 @@ const abortSuccess: Step = async (call, next) => {
   const outcome = await next();
   return !outcome.isError && call.signal.aborted ? aborted(call.deferred) : outcome;
 };
-
-/** Steps 3: the `ctx.on("tools/pre-execute")` waterfall and approval, as one middleware. */
-function preSugar(ctx: Context): Step {
-  return async (call, next) => {
-    const denial = await runPreExecute(ctx, call.exec, call.signal);
-    if (denial === ABORTED_DURING_POLICY) return abortedBeforeDispatch();
-    return denial ?? await next();
-  };
-}
 
 /** Step 5: the `ctx.on("tools/execute")` wrappers; a result they author is normalized again. */
 function aroundSugar(ctx: Context): Step {

@@ -174,7 +174,7 @@ class ToolRegistryService {
     }
     return this.#install(caller, {
       phase: "guard",
-      trusted: true,
+      guard,
       run: (call, next) => runGuard(guard, call.exec) ?? next(),
     });
   }
