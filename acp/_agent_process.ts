@@ -26,6 +26,11 @@ export interface SpawnAgentProcessOptions {
   readonly inheritStderr?: boolean;
   /** The agent entry point. @default {the sibling main.ts} */
   readonly main?: string | URL;
+  /**
+   * Bytes written on the agent's stdin before the client connects (the launcher's secrets line,
+   * see `secretsLine`). @default {undefined}
+   */
+  readonly stdinPrefix?: Uint8Array;
 }
 
 /** A running agent subprocess with a connected client. */
@@ -84,6 +89,12 @@ export function spawnAgentProcess(
   const errDone = inheritStderr
     ? Promise.resolve()
     : forEachLine(child.stderr, (line) => errText += line + "\n");
+  if (options.stdinPrefix !== undefined) {
+    // Queued first (the stream's queue keeps the order), then the client's frames.
+    const writer = child.stdin.getWriter();
+    writer.write(options.stdinPrefix).catch(() => {});
+    writer.releaseLock();
+  }
   const connection = client.connect(ndJsonStream(child.stdin, forClient));
   let closing: Promise<Deno.CommandStatus> | undefined;
   async function close(): Promise<Deno.CommandStatus> {

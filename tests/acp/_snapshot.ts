@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { type AgentProcess, spawnAgentProcess } from "../../acp/_agent_process.ts";
 import { parseConfig } from "../../acp/config.ts";
 import { permissionFlags } from "../../acp/permissions.ts";
+import { secretsLine } from "../../acp/_stdin_prefix.ts";
 import { normalizeText, scrubVolatile } from "../../testing/_normalize.ts";
 import { HANG_GUARD_MS } from "../_helpers.ts";
 
@@ -72,11 +73,30 @@ export interface ScenarioRun {
   session: string[];
   /** Normalized `session/update` payloads per phase: `live` (prompts) and `replay` (loads). */
   updates: { live: string[]; replay: string[] };
+  /** The workspace's absolute path (removed after the run; a remote copy may outlive it). */
+  cwd: string;
+}
+
+/**
+ * Optional extras of a run (the remote variant, tests/acp/snapshot_remote_test.ts): the same
+ * scenario, pointed at another executor.
+ */
+export interface ScenarioHooks {
+  /** Variables added to the agent's environment (e.g. `DENO_SANDBOX_ENDPOINT`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Values of the secrets line written first on the agent's stdin, as the launcher does. */
+  readonly secrets?: Readonly<Record<string, string>>;
+  /** The sandbox API endpoint the permission profile lets the agent reach. */
+  readonly sandboxEndpoint?: string;
+  /** Whether `waitForFile`'s file exists (absolute workspace path). @default {a host stat} */
+  readonly fileExists?: (path: string) => Promise<boolean>;
 }
 
 /** Replaces volatile values in one JSON text. */
 export { normalizeText };
 const scrub = scrubVolatile;
+
+const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 
 async function waitFor(
   check: () => boolean | Promise<boolean>,
@@ -91,7 +111,11 @@ async function waitFor(
 }
 
 /** Runs one scenario folder. */
-export async function runScenario(dir: string, input: ScenarioInput): Promise<ScenarioRun> {
+export async function runScenario(
+  dir: string,
+  input: ScenarioInput,
+  hooks: ScenarioHooks = {},
+): Promise<ScenarioRun> {
   const root = await Deno.makeTempDir({ prefix: "dsh_snap_" });
   const cwd = join(root, "ws");
   const sessionsDir = join(root, "sessions");
@@ -114,6 +138,7 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
       readOnly: [configPath, scriptPath],
       tmpDir: root,
       useDeepSeek: false,
+      ...(hooks.sandboxEndpoint ? { sandboxEndpoint: { endpoint: hooks.sandboxEndpoint } } : {}),
     });
     const answers = [...(input.permissionAnswers ?? [])];
     const failures: string[] = [];
@@ -158,7 +183,8 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
         ],
         cwd,
         clearEnv: true,
-        env: plainEnv(root),
+        env: { ...plainEnv(root), ...hooks.env },
+        ...(hooks.secrets ? { stdinPrefix: secretsLine(hooks.secrets) } : {}),
         onFrame: (line) => frames.push({ proc: current, line }),
       });
     };
@@ -237,7 +263,7 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
                 : step.waitForFile;
               const path = join(cwd, file.path);
               await waitFor(
-                () => Deno.stat(path).then(() => true, () => false),
+                () => (hooks.fileExists ?? exists)(path),
                 file.path,
                 file.timeoutMs,
               );
@@ -328,7 +354,8 @@ export async function runScenario(dir: string, input: ScenarioInput): Promise<Sc
         .map((line) => normalizeText(JSON.stringify(scrub(JSON.parse(line))), names));
     }
     const norm = (list: unknown[]) => list.map((u) => normalizeText(JSON.stringify(u), names));
-    return { stdout, session, updates: { live: norm(updates.live), replay: norm(updates.replay) } };
+    const replay = norm(updates.replay);
+    return { stdout, session, updates: { live: norm(updates.live), replay }, cwd };
   } finally {
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
