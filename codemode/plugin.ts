@@ -6,7 +6,7 @@
  */
 import type { Context, Plugin } from "../core/context.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { Next, ToolMiddleware, ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { Next, ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
 import { CODE_RUNNER_NAME } from "../registry/tool_registry.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
@@ -37,7 +37,7 @@ export interface CodeModeConfig {
 }
 
 /**
- * Code Mode's direct-call denial, `route` middleware of the tool chain (the plugin installs it):
+ * Code Mode's direct-call denial, `route` middleware (a `ToolMiddleware`) of the tool chain (the plugin installs it):
  * under `mode: "code"` a direct call to a known tool other than `run_code` is `UNKNOWN_TOOL`,
  * before any policy runs, with the way back in the message.
  *
@@ -54,7 +54,7 @@ export interface CodeModeConfig {
  * await ctx.fiber.dispose();
  * ```
  */
-export const codeModeRoute: ToolMiddleware = (call: ToolCall, next: Next) => {
+export function codeModeRoute(call: ToolCall, next: Next): Promise<ToolOutcome> | ToolOutcome {
   if (call.mode !== "code" || call.name === CODE_RUNNER_NAME || call.definition === undefined) {
     return next();
   }
@@ -62,7 +62,7 @@ export const codeModeRoute: ToolMiddleware = (call: ToolCall, next: Next) => {
     `unknown tool "${call.name}": only \`${CODE_RUNNER_NAME}\` is callable directly — call \`${call.name}\` from inside a \`${CODE_RUNNER_NAME}\` program instead`,
     { code: "UNKNOWN_TOOL", name: "ToolNotFoundError" },
   );
-};
+}
 
 /** The system-prompt waterfall hook the agent loop runs (`agent/SYSTEM_PROMPT_HOOK`). */
 export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
