@@ -108,7 +108,12 @@ export class AcpSession {
       this.#flushDelta();
       // The arguments as parsed once by the loop (or at load); the raw text when unparseable.
       this.#options.send(
-        this.presenter.call(event.callId, event.name, event.args ?? event.arguments),
+        this.presenter.call(
+          event.callId,
+          event.name,
+          event.args ?? event.arguments,
+          event.validation,
+        ),
       );
     } else if (isEventType(event, "tool/result")) {
       this.#flushDelta();

@@ -7,7 +7,7 @@
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { AnyToolDefinition, ToolResult } from "../tools/definition.ts";
+import type { AnyToolDefinition, ArgsValidation, ToolResult } from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
 import type { ToolCallUpdateWire, ToolCallWire } from "./session_update_wire.ts";
 import { callToWire, resultToWire, terminalEndToWire } from "./wire.ts";
@@ -55,7 +55,11 @@ interface Presenters {
  * The presenters of one call: a `defineTool` tool's are handed its arguments validated once, here
  * (invalid arguments select the generic cards); other definitions' get the arguments as they are.
  */
-function presentersOf(definition: AnyToolDefinition | undefined, args: unknown): Presenters {
+function presentersOf(
+  definition: AnyToolDefinition | undefined,
+  args: unknown,
+  known?: ArgsValidation,
+): Presenters {
   if (definition === undefined) return {};
   const { validate, validated: typed } = definition;
   if (validate === undefined || typed === undefined) {
@@ -65,9 +69,9 @@ function presentersOf(definition: AnyToolDefinition | undefined, args: unknown):
       ...(presentResult === undefined ? {} : { result: (r) => presentResult(args, r) }),
     };
   }
-  let validation;
+  let validation = known;
   try {
-    validation = validate(args);
+    validation ??= validate(args);
   } catch {
     return {};
   }
@@ -115,10 +119,16 @@ export class CardPresenter {
    * @param name The tool name.
    * @param args The parsed arguments (the `args` of the `tool/call` event), or the raw text
    *   when it did not parse.
+   * @param validation The registry's validation of them (the event's `validation`), when known.
    * @returns The `tool_call` update.
    */
-  call(callId: string, name: string, args: PresenterArgs): ToolCallWire {
-    const presenters = presentersOf(this.#options.lookup(name), args);
+  call(
+    callId: string,
+    name: string,
+    args: PresenterArgs,
+    validation?: ArgsValidation,
+  ): ToolCallWire {
+    const presenters = presentersOf(this.#options.lookup(name), args, validation);
     const { card, wire } = this.#callCard(callId, name, args, presenters);
     this.#pending.set(callId, { name, presenters, card, wire });
     return wire;

@@ -72,7 +72,9 @@ export async function runSteps(
           callId: call.id,
           name: call.name,
           arguments: call.arguments,
-          ...(prepared === undefined ? {} : { args: prepared.arguments }),
+          ...(prepared === undefined
+            ? {}
+            : { args: prepared.arguments, validation: prepared.validation }),
         }),
       execute: (_call, prepared) => executeCall(host, prepared),
       commit: (call, outcome) => commitResult(host, { turn, step }, call, outcome),
