@@ -126,6 +126,7 @@ export type {
   AgentDelta,
   AgentEventMap,
   AgentEventType,
+  LiveEventData,
   ToolOutputEvent,
 } from "./agent/agent_events.ts";
 export type {

@@ -6,7 +6,7 @@
  * @module
  */
 import { isEventType, type SessionEvent, type SessionEventOf } from "../agent/mod.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
+import type { AnyToolDefinition, ArgsValidation } from "../tools/definition.ts";
 import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
 import type { SessionUpdateWire, ToolCallCardWire } from "./session_update_wire.ts";
 import { fenceConsole } from "./wire.ts";
@@ -90,8 +90,9 @@ export class AcpSession {
    *
    * @param event The event.
    * @param replay True during `session/load`.
+   * @param validation The registry's validation of a live `tool/call` (its presenters reuse it).
    */
-  event(event: SessionEvent, replay: boolean): void {
+  event(event: SessionEvent, replay: boolean, validation?: ArgsValidation): void {
     if (isEventType(event, "user/message")) {
       if (replay) this.#replayUser(event);
     } else if (isEventType(event, "assistant/message")) {
@@ -112,7 +113,7 @@ export class AcpSession {
           event.callId,
           event.name,
           event.args ?? event.arguments,
-          event.validation,
+          validation,
         ),
       );
     } else if (isEventType(event, "tool/result")) {

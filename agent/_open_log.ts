@@ -132,11 +132,10 @@ export function isoNow(): string {
   return lastIso;
 }
 
-/** The line form of an event: a `tool/call` without its derived `args` and `validation`. */
+/** The line form of an event: a `tool/call` without its derived `args`. */
 export function storedForm(event: SessionEvent): SessionEvent {
-  if (event.type !== "tool/call") return event;
-  if (!Object.hasOwn(event, "args") && !Object.hasOwn(event, "validation")) return event;
-  const { args: _, validation: __, ...stored } = event as SessionEvent & { validation?: unknown };
+  if (event.type !== "tool/call" || !Object.hasOwn(event, "args")) return event;
+  const { args: _, ...stored } = event;
   return stored as SessionEvent;
 }
 

@@ -5,7 +5,6 @@
  */
 import type { JsonObject, JsonValue } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import type { ArgsValidation } from "../tools/definition.ts";
 import type { AssistantBlock, FinishReason, Usage } from "./model.ts";
 
 /** The first line of every session log. */
@@ -77,11 +76,6 @@ export interface SessionEventMap {
     readonly name: string;
     readonly arguments: string;
     readonly args?: JsonValue;
-    /**
-     * The registry's one validation of the prepared call (`ToolCall.validation`), so presenters
-     * need not validate again: derived like `args`, live only, never written to the log.
-     */
-    readonly validation?: ArgsValidation;
   };
   /** The normalized outcome of a call. */
   "tool/result": {
