@@ -45,6 +45,21 @@ async function hostWorkspace(): Promise<{ path: string; remove(): Promise<void> 
   return { path, remove: () => Deno.remove(path, { recursive: true }).catch(() => {}) };
 }
 
+let denoBin: Promise<string> | undefined;
+
+/**
+ * A folder whose `deno` is this test's Deno binary. A remote environment has a real `deno` on its
+ * PATH; a test run's PATH may instead hold npm's `deno` shim (`npx deno`: a Node script, which the
+ * Code Mode sandbox's `PATH=/usr/bin:/bin` cannot start).
+ */
+function realDenoBin(): Promise<string> {
+  return denoBin ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "dsh_deno_bin_" });
+    await Deno.symlink(Deno.execPath(), `${dir}/deno`);
+    return dir;
+  })();
+}
+
 /**
  * The files-only view of another executor: it forwards every call but has no `openFile` and
  * says its files are not this machine's (`hostFiles: false`), like a remote environment. So the
@@ -63,9 +78,11 @@ export class FilesOnlyExecutor implements Executor {
     this.#inner = inner;
   }
 
-  /** Forwards. */
-  run(command: string, options?: RunOptions): Promise<RunResult> {
-    return this.#inner.run(command, options);
+  /** Forwards; without a PATH of the caller's, a real `deno` comes first (as remotely). */
+  async run(command: string, options?: RunOptions): Promise<RunResult> {
+    const path = options?.env?.PATH ??
+      `${await realDenoBin()}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`;
+    return await this.#inner.run(command, { ...options, env: { ...options?.env, PATH: path } });
   }
   /** Forwards. */
   spawn(program: string, options?: SpawnOptions): Promise<ExecChild> {

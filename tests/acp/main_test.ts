@@ -59,6 +59,10 @@ Deno.test("main() keeps stdout to protocol frames while bash, an MCP server and 
       sessionsDir,
       "--log-level",
       "debug",
+      // Buffered output goes out only at events (as in the snapshot runner): a loaded machine
+      // would otherwise add a streamed-output update before the result.
+      "--flush-ms",
+      "60000",
     ],
     cwd,
     clearEnv: true,

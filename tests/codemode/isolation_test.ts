@@ -133,7 +133,15 @@ await tools.watch({ pid: Deno.pid });
 const source = \`const keep = [];
   for (let i = 0; i < 80; i++) keep.push(new Array(1e6 / 8).fill(i + 0.5));
   postMessage(keep.length);\`;
-const done = await Promise.all(Array.from({ length: 12 }, () => startWorker(source)));
+// Every Worker keeps its memory until all have allocated: terminating each one on its message
+// would let a loaded machine run them one after another, each under the limit.
+const workers = Array.from({ length: 12 }, () =>
+  new Worker("data:application/javascript," + encodeURIComponent(source), { type: "module" }));
+const done = await Promise.all(workers.map((worker) => new Promise((resolve) => {
+  worker.onmessage = (event) => resolve(event.data);
+  worker.onerror = (event) => { event.preventDefault(); resolve("worker error: " + event.message); };
+})));
+for (const worker of workers) worker.terminate();
 return done;`,
       callTool: (call) => {
         if (call.name === "watch") watch = peakRssKb((call.args as { pid: number }).pid);
