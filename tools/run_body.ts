@@ -13,6 +13,7 @@ import type {
   AgentHandle,
   AnyToolDefinition,
   ArgsValidation,
+  BackgroundJob,
   ExecuteReturn,
   ToolExecution,
 } from "./definition.ts";
@@ -291,33 +292,54 @@ export interface AroundView {
   readonly signal: () => AbortSignal;
 }
 
+/**
+ * The view itself: frozen own fields, and `signal` an accessor of the class (shared by every view,
+ * so making one stays as cheap as a plain object; a literal with per-object accessors is not).
+ */
+class ExecutionView implements AroundExecution {
+  #signal: AbortSignal;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: ToolExecution["arguments"];
+  readonly token: symbol;
+  readonly output: ToolExecution["output"];
+  readonly deferContext: ToolExecution["deferContext"];
+  readonly agent?: AgentHandle;
+  readonly parent?: symbol;
+  readonly job?: BackgroundJob;
+
+  constructor(exec: ToolExecution) {
+    this.#signal = exec.signal;
+    this.callId = exec.callId;
+    this.name = exec.name;
+    this.arguments = exec.arguments;
+    this.token = exec.token;
+    this.output = exec.output;
+    this.deferContext = exec.deferContext;
+    if (exec.agent !== undefined) this.agent = exec.agent;
+    if (exec.parent !== undefined) this.parent = exec.parent;
+    if (exec.job !== undefined) this.job = exec.job;
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
+
+  set signal(value: AbortSignal) {
+    if (!(value instanceof AbortSignal)) {
+      throw new TypeError(
+        `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
+          describeValue(value)
+        }`,
+      );
+    }
+    this.#signal = value;
+  }
+}
+
 /** Makes the wrapper view of `exec`. */
 export function aroundView(exec: ToolExecution): AroundView {
-  let current = exec.signal;
-  // One object literal with the accessor in it (no delete/defineProperty: it stays a fast object).
-  const view: { -readonly [K in keyof AroundExecution]: AroundExecution[K] } = {
-    callId: exec.callId,
-    name: exec.name,
-    arguments: exec.arguments,
-    token: exec.token,
-    get signal(): AbortSignal {
-      return current;
-    },
-    set signal(value: unknown) {
-      if (!(value instanceof AbortSignal)) {
-        throw new TypeError(
-          `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
-            describeValue(value)
-          }`,
-        );
-      }
-      current = value;
-    },
-    output: exec.output,
-    deferContext: exec.deferContext,
-  };
-  if (exec.agent !== undefined) view.agent = exec.agent;
-  if (exec.parent !== undefined) view.parent = exec.parent;
-  if (exec.job !== undefined) view.job = exec.job;
-  return { view: Object.freeze(view), signal: () => current };
+  const view = new ExecutionView(exec);
+  return { view, signal: () => view.signal };
 }
