@@ -31,8 +31,11 @@ import {
 export const MAX_FUNCTION_LINES = 80;
 /** Longest allowed file, in lines. */
 export const MAX_FILE_LINES = 400;
-/** Line budgets of whole folders. */
-export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 1000 };
+/**
+ * Line budgets of whole folders. registry/ holds what runs a call: 1,100 since the one middleware
+ * extension point (issue 24), rather than moving more of it into tools/.
+ */
+export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 1100 };
 
 /** Every rule, in report order. */
 export const RULES: readonly string[] = ["function-lines", "file-lines", "folder-lines"];

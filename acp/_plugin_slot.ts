@@ -9,9 +9,6 @@
 import { dirname } from "node:path";
 import type { Fiber, Plugin } from "../core/mod.ts";
 import { errorMessage } from "../core/error_message.ts";
-import type { PostExecuteDecision } from "../tools/hooks.ts";
-import type { ToolOutcome } from "../tools/outcome.ts";
-import type { ToolExecution } from "../tools/mod.ts";
 import { denoOnPlugin, localModules, readTexts } from "./_plugin_graph.ts";
 import { cleanDenoText, permissionErrorText } from "./_plugin_errors.ts";
 import {
@@ -247,25 +244,19 @@ export function warnMissingPermissions(
  */
 export function trackPluginTools({ ctx, slots }: Loader): void {
   if (slots.length === 0) return;
-  ctx.on("tools/post-execute", (
-    decision: PostExecuteDecision,
-    exec: ToolExecution,
-    outcome: ToolOutcome,
-  ): PostExecuteDecision | undefined => {
-    if (decision.kind !== "accept" || !outcome.isError || outcome.error?.name !== "NotCapable") {
-      return undefined;
-    }
-    const slot = slots.find((s) => s.tools.has(exec.name));
-    if (slot === undefined) return undefined;
-    const content = decision.content ?? outcome.content;
+  ctx.tools.use("tools/post-execute", async (call, next) => {
+    const outcome = await next();
+    if (!outcome.isError || outcome.error?.name !== "NotCapable") return outcome;
+    const slot = slots.find((s) => s.tools.has(call.name));
+    if (slot === undefined) return outcome;
     let rewritten = false;
-    const next = content.map((block) => {
+    const content = outcome.content.map((block) => {
       if (block.type !== "text") return block;
       const text = permissionErrorText(block.text, slot.plugin.specifier);
       if (text === undefined) return block;
       rewritten = true;
       return { ...block, text };
     });
-    return rewritten ? { ...decision, content: next } : undefined;
+    return rewritten ? { ...outcome, content } : outcome;
   });
 }

@@ -58,9 +58,11 @@ export function listen(state: ServerState): void {
   };
   ctx.provide("approval", approval);
   // The very event the session log appended reaches the presenter.
-  onAgentEvent(ctx, "session/event", (event, agent) => {
+  onAgentEvent(ctx, "session/event", (event, agent, extra) => {
     const live = sessions.get(agent.sessionId);
-    if (live && live.agent === agent && !live.replaying) live.view.event(event, false);
+    if (live && live.agent === agent && !live.replaying) {
+      live.view.event(event, false, extra?.validation);
+    }
   });
   onAgentEvent(ctx, "agent/delta", (delta) => {
     sessions.get(delta.sessionId)?.view.delta(delta.kind, delta.text);

@@ -6,7 +6,7 @@
  * @module
  */
 import { isEventType, type SessionEvent, type SessionEventOf } from "../agent/mod.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
+import type { AnyToolDefinition, ArgsValidation } from "../tools/definition.ts";
 import { CardPresenter, type PresenterLogger } from "./card_presenter.ts";
 import type { SessionUpdateWire, ToolCallCardWire } from "./session_update_wire.ts";
 import { fenceConsole } from "./wire.ts";
@@ -90,8 +90,9 @@ export class AcpSession {
    *
    * @param event The event.
    * @param replay True during `session/load`.
+   * @param validation The registry's validation of a live `tool/call` (its presenters reuse it).
    */
-  event(event: SessionEvent, replay: boolean): void {
+  event(event: SessionEvent, replay: boolean, validation?: ArgsValidation): void {
     if (isEventType(event, "user/message")) {
       if (replay) this.#replayUser(event);
     } else if (isEventType(event, "assistant/message")) {
@@ -108,7 +109,12 @@ export class AcpSession {
       this.#flushDelta();
       // The arguments as parsed once by the loop (or at load); the raw text when unparseable.
       this.#options.send(
-        this.presenter.call(event.callId, event.name, event.args ?? event.arguments),
+        this.presenter.call(
+          event.callId,
+          event.name,
+          event.args ?? event.arguments,
+          validation,
+        ),
       );
     } else if (isEventType(event, "tool/result")) {
       this.#flushDelta();

@@ -7,7 +7,7 @@
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { AnyToolDefinition, ToolResult } from "../tools/definition.ts";
+import type { AnyToolDefinition, ArgsValidation, ToolResult } from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
 import type { ToolCallUpdateWire, ToolCallWire } from "./session_update_wire.ts";
 import { callToWire, resultToWire, terminalEndToWire } from "./wire.ts";
@@ -32,16 +32,56 @@ export interface CardPresenterOptions {
 
 /**
  * What a call's presenters receive: the arguments parsed once by the loop (the `args` of the
- * `tool/call` event), or the raw text when it is not lossless JSON. Computed once per call and
- * handed to `presentCall` and then `presentResult`; presenters never parse again.
+ * `tool/call` event), or the raw text when it is not lossless JSON. A `defineTool` tool's are
+ * validated once per call, when its card is built, and the parsed value goes to its
+ * `presentCall` and then `presentResult`.
  */
 export type PresenterArgs = JsonValue;
 
 interface PendingCall {
   readonly name: string;
-  readonly args: PresenterArgs;
+  readonly presenters: Presenters;
   readonly card: ToolCallView["card"];
   readonly wire: ToolCallWire;
+}
+
+/** A call's presenters, bound to its arguments. */
+interface Presenters {
+  readonly call?: () => ToolCallView | undefined;
+  readonly result?: (result: ToolResult) => ToolResultView | undefined;
+}
+
+/**
+ * The presenters of one call: a `defineTool` tool's are handed its arguments validated once, here
+ * (invalid arguments select the generic cards); other definitions' get the arguments as they are.
+ */
+function presentersOf(
+  definition: AnyToolDefinition | undefined,
+  args: unknown,
+  known?: ArgsValidation,
+): Presenters {
+  if (definition === undefined) return {};
+  const { validate, validated: typed } = definition;
+  if (validate === undefined || typed === undefined) {
+    const { presentCall, presentResult } = definition;
+    return {
+      ...(presentCall === undefined ? {} : { call: () => presentCall(args) }),
+      ...(presentResult === undefined ? {} : { result: (r) => presentResult(args, r) }),
+    };
+  }
+  let validation = known;
+  try {
+    validation ??= validate(args);
+  } catch {
+    return {};
+  }
+  if (!validation.ok) return {};
+  const parsed = validation.args;
+  const { presentCall, presentResult } = typed;
+  return {
+    ...(presentCall === undefined ? {} : { call: () => presentCall(parsed) }),
+    ...(presentResult === undefined ? {} : { result: (r) => presentResult(parsed, r) }),
+  };
 }
 
 /**
@@ -79,11 +119,18 @@ export class CardPresenter {
    * @param name The tool name.
    * @param args The parsed arguments (the `args` of the `tool/call` event), or the raw text
    *   when it did not parse.
+   * @param validation The registry's validation of them (the event's `validation`), when known.
    * @returns The `tool_call` update.
    */
-  call(callId: string, name: string, args: PresenterArgs): ToolCallWire {
-    const { card, wire } = this.#callCard(callId, name, args);
-    this.#pending.set(callId, { name, args, card, wire });
+  call(
+    callId: string,
+    name: string,
+    args: PresenterArgs,
+    validation?: ArgsValidation,
+  ): ToolCallWire {
+    const presenters = presentersOf(this.#options.lookup(name), args, validation);
+    const { card, wire } = this.#callCard(callId, name, args, presenters);
+    this.#pending.set(callId, { name, presenters, card, wire });
     return wire;
   }
 
@@ -107,7 +154,7 @@ export class CardPresenter {
    * @returns The `tool_call` update.
    */
   preview(callId: string, name: string, args: unknown): ToolCallWire {
-    return this.#callCard(callId, name, args).wire;
+    return this.#callCard(callId, name, args, presentersOf(this.#options.lookup(name), args)).wire;
   }
 
   /**
@@ -150,7 +197,7 @@ export class CardPresenter {
     const raw: ToolResultView = { card: "generic", content: result.content };
     if (pending !== undefined) {
       const wire = this.#present(pending.name, "presentResult", () => {
-        let view = this.#options.lookup(pending.name)?.presentResult?.(pending.args, result);
+        let view = pending.presenters.result?.(result);
         if (!isView(view)) return checked(view);
         // Orphan guard: a terminal result needs a terminal card to land in.
         if (view.card === "terminal" && pending.card !== "terminal") return undefined;
@@ -174,10 +221,11 @@ export class CardPresenter {
     callId: string,
     name: string,
     args: unknown,
+    presenters: Presenters,
   ): { card: ToolCallView["card"]; wire: ToolCallWire } {
     const options = this.#wireOptions(callId);
     const presented = this.#present(name, "presentCall", () => {
-      const view = this.#options.lookup(name)?.presentCall?.(args);
+      const view = presenters.call?.();
       if (!isView(view)) return checked(view);
       return { card: view.card, wire: callToWire(view, options) };
     });

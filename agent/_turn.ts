@@ -14,6 +14,7 @@ import type { AgentHandle } from "../tools/definition.ts";
 import type { AgentContext, CreateAgentOptions, PromptResult } from "./agent_options.ts";
 import type { ModelMessage, ToolCallBlock } from "./model.ts";
 import type { SessionEventMap, SessionEventType } from "./session_event.ts";
+import type { LiveEventData } from "./agent_events.ts";
 import { errorData, invalidArgs } from "./_agent_util.ts";
 import { parseCallArguments } from "./_tool_arguments.ts";
 import { stopFor, streamAnswer } from "./_stream_answer.ts";
@@ -29,8 +30,8 @@ export interface TurnHost {
   systemPrompt(): Promise<string>;
   /** The conversation the next request carries. */
   messages(): ModelMessage[];
-  /** Appends to the session log (and emits `session/event`). */
-  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): void;
+  /** Appends to the session log (and emits `session/event`, with `live` when given). */
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K], live?: LiveEventData): void;
   /** Logs the `inject()` calls queued while the turn ran. */
   flushInjects(): void;
 }
@@ -63,8 +64,7 @@ export async function runSteps(
         return { prepared: prepareCall(host, call, parsed.args, { signal, mode: toolMode }) };
       },
       isSafe: (_call, prepared) => !signal.aborted && prepared.concurrencySafe,
-      // The presenters get the registry's own frozen arguments: its validation is remembered
-      // per snapshot, so they never validate again.
+      // The presenters get the registry's own frozen arguments and, live, its one validation.
       started: (call, prepared) =>
         host.append("tool/call", {
           turn,
@@ -73,7 +73,7 @@ export async function runSteps(
           name: call.name,
           arguments: call.arguments,
           ...(prepared === undefined ? {} : { args: prepared.arguments }),
-        }),
+        }, prepared === undefined ? undefined : { validation: prepared.validation }),
       execute: (_call, prepared) => executeCall(host, prepared),
       commit: (call, outcome) => commitResult(host, { turn, step }, call, outcome),
     });

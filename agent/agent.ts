@@ -23,6 +23,7 @@ import { MessageBuilder } from "./_message_builder.ts";
 import { errorData, snapshot, textContent } from "./_agent_util.ts";
 import { checkCreateOptions } from "./_create_options.ts";
 import { runSteps, type TurnHost } from "./_turn.ts";
+import type { LiveEventData } from "./agent_events.ts";
 import type {
   AgentContext,
   CreateAgentOptions,
@@ -228,13 +229,18 @@ export class Agent implements AgentHandle {
     return this.dispose();
   }
 
-  #append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): SessionEventOf<K>;
-  #append(type: string, data: SessionEventData): SessionEvent;
-  #append(type: string, data: SessionEventData): SessionEvent {
+  #append<K extends SessionEventType>(
+    type: K,
+    data: SessionEventMap[K],
+    live?: LiveEventData,
+  ): SessionEventOf<K>;
+  #append(type: string, data: SessionEventData, live?: LiveEventData): SessionEvent;
+  #append(type: string, data: SessionEventData, live?: LiveEventData): SessionEvent {
     const event = this.#log.append(type, data);
     this.#events.push(event);
     this.#builder.push(event);
-    this.#ctx.emit("session/event", event, this);
+    if (live === undefined) this.#ctx.emit("session/event", event, this);
+    else this.#ctx.emit("session/event", event, this, live);
     return event;
   }
 
@@ -254,7 +260,7 @@ export class Agent implements AgentHandle {
       options: this.#options,
       systemPrompt: () => this.#systemPrompt(),
       messages: () => this.#builder.messages(),
-      append: (type, data) => void this.#append(type, data),
+      append: (type, data, live) => void this.#append(type, data, live),
       flushInjects: () => this.#flushInjects(),
     };
   }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Listener } from "../core/context.ts";
-import type { AgentHandle } from "../tools/definition.ts";
+import type { AgentHandle, ArgsValidation } from "../tools/definition.ts";
 import type { SessionEvent } from "./session_event.ts";
 
 /** A streamed piece of the model's answer. */
@@ -29,12 +29,29 @@ export interface ToolOutputEvent {
 }
 
 /**
+ * What a live `session/event` carries besides the event, never written to the log: for a
+ * `tool/call`, the registry's one validation of the prepared call (`ToolCall.validation`), so
+ * presenters need not validate again.
+ *
+ * @example Usage
+ * ```ts
+ * import type { LiveEventData } from "./agent_events.ts";
+ * const live: LiveEventData = { validation: { ok: true, args: { path: "a.ts" } } };
+ * void live;
+ * ```
+ */
+export interface LiveEventData {
+  /** The prepared call's validation (`tool/call` only). */
+  readonly validation?: ArgsValidation;
+}
+
+/**
  * Each live event's listener arguments. `session/event` carries the very event object the
  * session log appended (typed: narrow it with `isEventType`).
  */
 export interface AgentEventMap {
   /** An event was appended to the session log. */
-  "session/event": [event: SessionEvent, agent: AgentHandle];
+  "session/event": [event: SessionEvent, agent: AgentHandle, live?: LiveEventData];
   /** A model delta streamed. */
   "agent/delta": [delta: AgentDelta];
   /** A running call wrote output. */

@@ -54,7 +54,13 @@ export type {
   UserMessage,
 } from "./model.ts";
 export { onAgentEvent } from "./agent_events.ts";
-export type { AgentDelta, AgentEventMap, AgentEventType, ToolOutputEvent } from "./agent_events.ts";
+export type {
+  AgentDelta,
+  AgentEventMap,
+  AgentEventType,
+  LiveEventData,
+  ToolOutputEvent,
+} from "./agent_events.ts";
 export { parseSessionLog, readSessionLog } from "./read_session_log.ts";
 export type { LoadedSessionLog, SessionLogWarning } from "./read_session_log.ts";
 export { isEventType } from "./session_event.ts";

@@ -6,15 +6,15 @@
  * It also refuses a write or edit when the file changed on disk since the session last saw it
  * (another program, a bash command, another session): the version recorded with the observation
  * (size plus a content hash, or size plus mtime for files over 64 MiB) must still match. The check
- * runs before the call is approved and again right before the tool runs (a `tools/execute`
- * wrapper), so a change made while the user was being asked is caught too. The model is told to
+ * runs before the call is approved and again right before the tool runs (`tools/execute`
+ * middleware), so a change made while the user was being asked is caught too. The model is told to
  * read the file again.
  *
  * @module
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { AroundExecution, PreExecuteDecision, ToolOutcome } from "../registry/types.ts";
+import type { PreExecuteDecision, ToolRegistry } from "../registry/types.ts";
 import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
@@ -83,10 +83,16 @@ export function staleFileReason(tool: string, path: string): string {
  */
 export const readBeforeEditPlugin: {
   readonly name: string;
+  readonly inject: readonly string[];
   apply(ctx: Context, config?: ReadBeforeEditConfig): void;
 } = {
   name: "read-before-edit",
+  inject: ["tools"],
   apply(ctx: Context, config: ReadBeforeEditConfig = {}): void {
+    const registry = ctx.get<ToolRegistry>("tools");
+    if (registry === undefined) {
+      throw new TypeError("Cannot apply read-before-edit: ctx.tools is not provided");
+    }
     const tools = new Set(config.tools ?? ["write", "edit"]);
     const executor = config.executor ?? new LocalExecutor();
     // session → path → the version seen (`null` when the observer reported none).
@@ -134,20 +140,14 @@ export const readBeforeEditPlugin: {
       },
     );
     // Again right before the tool runs: the file may have changed while approval was pending.
-    ctx.on(
-      "tools/execute",
-      async function staleWriteGuard(
-        exec: AroundExecution,
-        next: () => Promise<ToolOutcome>,
-      ): Promise<ToolOutcome> {
-        const filePath = policyFilePath({ kind: "allow" }, exec as ToolExecution, tools);
-        if (filePath !== undefined) {
-          const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
-          const stale = await staleness(exec.name, exec.agent?.sessionId ?? "", path);
-          if (stale !== undefined) throw new HarnessError("FS_STALE", stale);
-        }
-        return await next();
-      },
-    );
+    registry.use("tools/execute", async function staleWriteGuard(call, next) {
+      const filePath = policyFilePath({ kind: "allow" }, call.exec, tools);
+      if (filePath !== undefined) {
+        const path = resolvePath(filePath, baseDir(call.agent?.cwd, config.cwd));
+        const stale = await staleness(call.name, call.agent?.sessionId ?? "", path);
+        if (stale !== undefined) throw new HarnessError("FS_STALE", stale);
+      }
+      return await next();
+    });
   },
 };

@@ -6,10 +6,10 @@
  */
 import type { Context, Plugin } from "../core/context.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { Next, ToolLayer, ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { Next, ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
 import { CODE_RUNNER_NAME } from "../registry/tool_registry.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
-import { errorOutcome, type ToolOutcome } from "../tools/outcome.ts";
+import { errorOutcome } from "../tools/outcome.ts";
 import { createRunCodeTool } from "./run_code.ts";
 import type { CodeRunLimits, CodeRuntime } from "./runtime.ts";
 import { codeModePrompt } from "./sdk.ts";
@@ -37,9 +37,9 @@ export interface CodeModeConfig {
 }
 
 /**
- * Code Mode's direct-call denial, a `"route"` layer of the tool chain (the plugin adds it): under
- * `mode: "code"` a direct call to a known tool other than `run_code` is `UNKNOWN_TOOL`, before
- * any policy runs, with the way back in the message.
+ * Code Mode's direct-call denial, `route` middleware (a `ToolMiddleware`) of the tool chain (the plugin installs it):
+ * under `mode: "code"` a direct call to a known tool other than `run_code` is `UNKNOWN_TOOL`,
+ * before any policy runs, with the way back in the message.
  *
  * @example Usage
  * ```ts
@@ -47,27 +47,22 @@ export interface CodeModeConfig {
  * import { createHarness } from "../registry/tools_plugin.ts";
  * import { equal } from "node:assert/strict";
  * const ctx = await createHarness();
- * ctx.tools.use(codeModeRoute);
+ * ctx.tools.use("route", codeModeRoute);
  * ctx.tools.register({ name: "read", description: "Read", parameters: { type: "object" }, execute: () => [] });
  * const outcome = await ctx.tools.execute({ callId: "c1", name: "read", arguments: {}, mode: "code" });
  * equal(outcome.error?.code, "UNKNOWN_TOOL");
  * await ctx.fiber.dispose();
  * ```
  */
-export const codeModeRoute: ToolLayer = Object.freeze(
-  {
-    position: "route",
-    run(call: ToolCall, next: Next): Promise<ToolOutcome> {
-      if (call.mode !== "code" || call.name === CODE_RUNNER_NAME || call.definition === undefined) {
-        return next();
-      }
-      return Promise.resolve(errorOutcome(
-        `unknown tool "${call.name}": only \`${CODE_RUNNER_NAME}\` is callable directly — call \`${call.name}\` from inside a \`${CODE_RUNNER_NAME}\` program instead`,
-        { code: "UNKNOWN_TOOL", name: "ToolNotFoundError" },
-      ));
-    },
-  } as const,
-);
+export function codeModeRoute(call: ToolCall, next: Next): Promise<ToolOutcome> | ToolOutcome {
+  if (call.mode !== "code" || call.name === CODE_RUNNER_NAME || call.definition === undefined) {
+    return next();
+  }
+  return errorOutcome(
+    `unknown tool "${call.name}": only \`${CODE_RUNNER_NAME}\` is callable directly — call \`${call.name}\` from inside a \`${CODE_RUNNER_NAME}\` program instead`,
+    { code: "UNKNOWN_TOOL", name: "ToolNotFoundError" },
+  );
+}
 
 /** The system-prompt waterfall hook the agent loop runs (`agent/SYSTEM_PROMPT_HOOK`). */
 export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
@@ -100,7 +95,7 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
       throw new TypeError("Cannot apply codemode: ctx.tools is not provided");
     }
     const { mode = "code", runtime, limits, executor } = config ?? {};
-    tools.use(codeModeRoute);
+    tools.use("route", codeModeRoute);
     const chosen = runtime ??
       (executor === undefined ? undefined : subprocessRuntime({ executor }));
     tools.registerCodeRunner(createRunCodeTool(tools, {

@@ -72,26 +72,21 @@ function defaultLabel(args: unknown): string {
   return label.length > 200 ? `${label.slice(0, 199)}…` : label;
 }
 
-interface Split {
+interface Split<A> {
   readonly background: boolean;
-  readonly rest: unknown;
+  readonly rest: A;
 }
 
-/** Splits of frozen snapshots, kept so the tool's own validation memory sees one `rest` per call. */
-const SPLITS = new WeakMap<object, Split>();
-
-function split(args: unknown): Split {
+/** The flag and the arguments without it (a frozen snapshot's rest is snapshotted too). */
+function split<A>(args: A): Split<A> {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { background: false, rest: args };
   }
   if (!(RUN_IN_BACKGROUND in args)) return { background: false, rest: args };
-  const known = SPLITS.get(args);
-  if (known !== undefined) return known;
   const { [RUN_IN_BACKGROUND]: flag, ...rest } = args as Record<string, unknown>;
-  if (!isJsonSnapshot(args)) return { background: flag === true, rest };
-  const fresh = { background: flag === true, rest: snapshotJson(rest) };
-  SPLITS.set(args, fresh);
-  return fresh;
+  // The one cast: the tool's own arguments are the wrapped ones without the flag.
+  const own = (isJsonSnapshot(args) ? snapshotJson(rest) : rest) as A;
+  return { background: flag === true, rest: own };
 }
 
 function backgroundCard(view: ToolCallView | undefined): ToolCallView | undefined {
@@ -197,20 +192,20 @@ export function withBackground<Args>(
   if (presentCall !== undefined) {
     wrapped.presentCall = (args: Args) => {
       const { background, rest } = split(args);
-      const view = presentCall(rest as Args);
+      const view = presentCall(rest);
       return background ? backgroundCard(view) : view;
     };
   }
   if (presentResult !== undefined) {
     wrapped.presentResult = (args: Args, result: Parameters<typeof presentResult>[1]) => {
       const { background, rest } = split(args);
-      return background ? undefined : presentResult(rest as Args, result);
+      return background ? undefined : presentResult(rest, result);
     };
   }
   const validate = definition.validate;
   if (validate !== undefined) wrapped.validate = (args: unknown) => validate(split(args).rest);
   if (isConcurrencySafe !== undefined) {
-    wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest as Args);
+    wrapped.isConcurrencySafe = (args: Args) => isConcurrencySafe(split(args).rest);
   }
   return Object.freeze(wrapped);
 }
@@ -225,9 +220,9 @@ async function runMaybeInBackground<Args>(
 ): Promise<ExecuteReturn> {
   const execute = definition.execute;
   const { background, rest } = split(args);
-  if (!background) return await execute(rest as Args, exec);
+  if (!background) return await execute(rest, exec);
   exec.signal.throwIfAborted();
-  const jobLabel = label(rest as Args);
+  const jobLabel = label(rest);
   const jobId = jobs.start({
     kind: definition.name,
     label: jobLabel,
@@ -256,7 +251,7 @@ async function runMaybeInBackground<Args>(
         job,
       };
       try {
-        const returned = await execute(rest as Args, jobExec);
+        const returned = await execute(rest, jobExec);
         const text = contentText("content" in returned ? returned.content : returned);
         if (text !== "") output.write(endsWithNewline ? text : `\n${text}`);
       } finally {

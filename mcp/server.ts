@@ -10,7 +10,7 @@ import { HarnessError } from "../core/errors.ts";
 import type { JsonValue } from "../core/json.ts";
 import { contentText } from "../tools/content.ts";
 import type { AnyToolDefinition, ExecuteReturn, ToolExecution } from "../tools/definition.ts";
-import type { ToolLayer, ToolRegistry } from "../registry/types.ts";
+import type { ToolMiddleware, ToolRegistry } from "../registry/types.ts";
 import { errorOutcome } from "../tools/outcome.ts";
 import { McpClient, type McpProgress, type McpToolInfo } from "./client.ts";
 import { checkMcpServerConfig, type McpReconnectOptions, type McpServerConfig } from "./config.ts";
@@ -97,7 +97,7 @@ async function applyServer(ctx: Context, config: McpServerPluginConfig): Promise
   }
   const lifetime = new ServerLifetime(ctx, config, server, tools);
   ctx.effect(() => () => lifetime.close());
-  tools.use(lifetime.layer());
+  tools.use("route", lifetime.route());
   await lifetime.start();
 }
 
@@ -215,24 +215,19 @@ class ServerLifetime {
   }
 
   /**
-   * A route layer: a call to an `mcp__<server>__*` name no tool answers to, while the server is
-   * not connected (starting, or down since before it listed that tool), says so and why,
+   * `route` middleware: a call to an `mcp__<server>__*` name no tool answers to, while the server
+   * is not connected (starting, or down since before it listed that tool), says so and why,
    * instead of `unknown tool`.
    */
-  layer(): ToolLayer {
+  route(): ToolMiddleware {
     const prefix = mcpToolName(this.#name, "");
-    return {
-      position: "route",
-      run: (call, next) => {
-        if (
-          call.definition !== undefined || this.#client !== undefined ||
-          !call.name.startsWith(prefix) ||
-          (this.#scope !== undefined && call.agent?.sessionId !== this.#scope)
-        ) return next();
-        return Promise.resolve(
-          errorOutcome(this.#notConnected(call.name), { code: "MCP_SERVER_NOT_CONNECTED" }),
-        );
-      },
+    return (call, next) => {
+      if (
+        call.definition !== undefined || this.#client !== undefined ||
+        !call.name.startsWith(prefix) ||
+        (this.#scope !== undefined && call.agent?.sessionId !== this.#scope)
+      ) return next();
+      return errorOutcome(this.#notConnected(call.name), { code: "MCP_SERVER_NOT_CONNECTED" });
     };
   }
 

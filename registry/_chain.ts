@@ -1,13 +1,16 @@
 /**
- * The one chain of a call (private), composed with core's `compose` once per change of its
- * listeners, guards or layers:
- * route layers → pre-abort check → post-execute → unknown tool → pre-execute/approval/guards →
- * `tools/execute` wrappers → `ABORTED` for a late success → body layers → body.
+ * The one chain of a call (private): every installed middleware, ordered by its phase
+ * (`TOOL_PHASES`) and then by installation, composed once with core's `compose` per change of the
+ * middleware or of the `ctx.on` listeners the old hook names still accept:
+ * route → pre-abort check → post-execute → unknown tool → pre-execute → guard → abort re-check →
+ * `tools/execute` → `ABORTED` for a late success → body → the tool body. `tools/result` middleware
+ * observe the published outcome (`observeResult`).
  *
  * @module
  */
 import type { Context } from "../core/context.ts";
 import { compose as composeLayers } from "../core/compose.ts";
+import { errorMessage } from "../core/error_message.ts";
 import {
   aborted,
   abortedBeforeDispatch,
@@ -15,54 +18,142 @@ import {
   normalizeAuthored,
   type ToolOutcome,
 } from "../tools/outcome.ts";
-import { aroundView } from "./_around_view.ts";
-import { ABORTED_DURING_POLICY, runPolicy, runPost } from "../tools/hooks.ts";
-import { type BodyOptions, runBody } from "../tools/run_body.ts";
+import {
+  ABORTED_DURING_POLICY,
+  type ApprovalScope,
+  ask,
+  type Guard,
+  PHASE_RULES,
+  runGuard,
+  runPost,
+  runPreExecute,
+  TOOL_PHASES,
+  type ToolPhase,
+} from "../tools/hooks.ts";
+import { aroundView, type BodyOptions, runBody } from "../tools/run_body.ts";
+import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
-import type { Guard, Next, ToolLayer } from "./types.ts";
+import type { Next, ToolCall, ToolMiddleware } from "./types.ts";
 
 /** One step: the call and the rest of the chain. */
 export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
+/** One installed middleware: its phase, its installation number and the function. */
+export interface Installed {
+  readonly phase: ToolPhase;
+  readonly seq: number;
+  readonly run: ToolMiddleware | undefined;
+  /** The function of `guard(fn)` (the registry's own sugar, composed without its phase's checks). */
+  readonly guard?: Guard;
+  /** A layer's rewrite of the definitions registered while it is installed. */
+  readonly define?: ((definition: AnyToolDefinition) => AnyToolDefinition) | undefined;
+}
+
 /** Composes `steps` around `inner`; with no steps `inner` is called straight through. */
 function compose(steps: readonly Step[], inner: Run): Run {
   return steps.length === 0 ? inner : composeLayers(steps, inner);
 }
 
-/** What the built-in steps read from the registry. */
-export interface ChainHost {
-  readonly ctx: Context;
-  guards(): readonly Guard[];
-  readonly body: Omit<BodyOptions, "abortSuccess">;
+/** The installed middleware of each phase, by installation, with the `ctx.on` sugar in front. */
+function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, Step[]> {
+  const phases = new Map<ToolPhase, Step[]>(TOOL_PHASES.map((phase) => [phase, []]));
+  // The old hook names, `ctx.on(name, listener)`, are one middleware each, first in their phase.
+  if (ctx.listenerCount("tools/post-execute") > 0) {
+    phases.get("tools/post-execute")!.push(postSugar(ctx));
+  }
+  if (ctx.listenerCount("tools/pre-execute") > 0) {
+    phases.get("tools/pre-execute")!.push(policyStep(ctx, true, [], false));
+  }
+  if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
+  const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
+  for (const { phase, run, guard } of sorted) {
+    if (run !== undefined) {
+      phases.get(phase)!.push((guard !== undefined ? run : PHASE_RULES[phase](run)) as Step);
+    }
+  }
+  return phases;
+}
+
+/** The chain for the installed middleware; the registry builds it again after a change. */
+export function buildChain(
+  ctx: Context,
+  installed: readonly Installed[],
+  body: Omit<BodyOptions, "abortSuccess">,
+): Run {
+  const phases = byPhase(ctx, installed);
+  const get = (phase: ToolPhase) => phases.get(phase)!;
+  const bodies = get("body");
+  const rest: Step[] = policySteps(ctx, installed, [...get("tools/pre-execute"), ...get("guard")]);
+  rest.push(...get("tools/execute"));
+  if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
+  const options = { ...body, abortSuccess: bodies.length === 0 };
+  const inner: Run = (call, signal) => runBody(call, signal, options);
+  const post = get("tools/post-execute");
+  // Without post-execute between them, the unknown-name and pre-abort checks need no step.
+  const checked = post.length > 0
+    ? compose([abortCheck, ...post, unknownCheck, ...rest], inner)
+    : gate(compose(rest, inner));
+  return compose(get("route"), checked);
 }
 
 /**
- * The chain for the built-in steps that have listeners now (`shape`) around the plugin layers;
- * the registry builds it again when the listeners, guards or layers change.
+ * Runs the `tools/result` middleware on a published outcome: each gets a `next()` answering it;
+ * what they return is ignored and what they throw is logged (observe-only).
  */
-export function buildChain(
-  host: ChainHost,
-  shape: { readonly policy: boolean; readonly around: boolean; readonly post: boolean },
-  layers: readonly ToolLayer[],
-): Run {
-  const route: Step[] = [];
-  const body: Step[] = [];
-  for (const l of layers) {
-    if (l.run !== undefined) (l.position === "route" ? route : body).push(l.run);
+export function observeResult(
+  ctx: Context,
+  observers: readonly Installed[],
+  call: CallRecord,
+  outcome: ToolOutcome,
+): void {
+  const next: Next = () => Promise.resolve(outcome);
+  const failed = (error: unknown) =>
+    ctx.logger.error(`a tools/result middleware threw: ${errorMessage(error)}`, error);
+  for (const observer of observers) {
+    try {
+      const result = observer.run?.(call, next);
+      if (result instanceof Promise) result.catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   }
-  const rest: Step[] = [];
-  if (shape.policy) rest.push(policyStep(host));
-  if (shape.around) rest.push(aroundStep(host.ctx));
-  if (body.length > 0) rest.push(abortSuccess, ...body);
-  const options = { ...host.body, abortSuccess: body.length === 0 };
-  const inner: Run = (call, signal) => runBody(call, signal, options);
-  // Without post-execute between them, the unknown-name and pre-abort checks need no step.
-  const checked = shape.post
-    ? compose([abortCheck, postStep(host.ctx), unknownCheck, ...rest], inner)
-    : gate(compose(rest, inner));
-  return compose(route, checked);
+}
+
+/** `ctx.tools.ask(call, options)`: approval for `tools/pre-execute` middleware. */
+export async function askFor(
+  ctx: Context,
+  call: ToolCall,
+  options: { readonly reason?: string; readonly scope?: ApprovalScope },
+): Promise<ToolOutcome | undefined> {
+  const answer = await ask(ctx, call.exec, options, call.signal);
+  return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
+}
+
+/** Policy: one fused step when only `ctx.on` and `guard()` are installed, else each middleware. */
+function policySteps(ctx: Context, installed: readonly Installed[], steps: Step[]): Step[] {
+  if (steps.length === 0) return steps;
+  const policy = installed.filter((e) => e.phase === "guard" || e.phase === "tools/pre-execute");
+  if (!policy.every((e) => e.guard !== undefined)) return [...steps, abortRecheck];
+  const guards = policy.sort((a, b) => a.seq - b.seq).map((e) => e.guard!);
+  return [policyStep(ctx, ctx.listenerCount("tools/pre-execute") > 0, guards, true)];
+}
+
+/** Steps 3–5: the `ctx.on("tools/pre-execute")` waterfall with approval, `guards`, the re-check. */
+function policyStep(ctx: Context, pre: boolean, guards: readonly Guard[], recheck: boolean): Step {
+  return async (call, next) => {
+    if (pre) {
+      const denial = await runPreExecute(ctx, call.exec, call.signal);
+      if (denial === ABORTED_DURING_POLICY) return abortedBeforeDispatch();
+      if (denial !== undefined) return denial;
+    }
+    for (const guard of guards) {
+      const denial = runGuard(guard, call.exec);
+      if (denial !== undefined) return denial;
+    }
+    return recheck && call.signal.aborted ? abortedBeforeDispatch() : await next();
+  };
 }
 
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */
@@ -91,39 +182,32 @@ const abortCheck: Step = (call, next) =>
 const unknownCheck: Step = (call, next) =>
   call.definition !== undefined ? next() : Promise.resolve(unknownTool(call.name));
 
-/** Steps 3–5: pre-execute with approval, guards, and the abort re-check. */
-function policyStep(host: ChainHost): Step {
-  return async (call, next) => {
-    const denial = await runPolicy(host.ctx, host.guards(), call.exec, call.signal);
-    if (denial === ABORTED_DURING_POLICY || (denial === undefined && call.signal.aborted)) {
-      return abortedBeforeDispatch();
-    }
-    return denial ?? await next();
-  };
-}
+/** After the policy (step 5): a caller that aborted meanwhile gets `ABORTED_BEFORE_DISPATCH`. */
+const abortRecheck: Step = (call, next) =>
+  call.signal.aborted ? Promise.resolve(abortedBeforeDispatch()) : next();
 
-/** Step 5: the `tools/execute` wrappers; a result they author is normalized again. */
-function aroundStep(ctx: Context): Step {
-  return async (call, next) => {
-    const { view, target } = aroundView(call.exec);
-    let inner: ToolOutcome | undefined;
-    const result = await ctx.around(
-      "tools/execute",
-      view,
-      async () => inner = await next(target.signal),
-    );
-    return result === inner ? result : normalizeAuthored(result);
-  };
-}
-
-/** Step 6's end when body layers exist: a success after the caller aborted becomes `ABORTED`. */
+/** Step 6's end when body middleware exists: a success after the caller aborted becomes `ABORTED`. */
 const abortSuccess: Step = async (call, next) => {
   const outcome = await next();
   return !outcome.isError && call.signal.aborted ? aborted(call.deferred) : outcome;
 };
 
-/** Step 7: `tools/post-execute` (an abort before dispatch found by the policy skips it). */
-function postStep(ctx: Context): Step {
+/** Step 5: the `ctx.on("tools/execute")` wrappers; a result they author is normalized again. */
+function aroundSugar(ctx: Context): Step {
+  return async (call, next) => {
+    const { view, signal } = aroundView(call.exec);
+    let inner: ToolOutcome | undefined;
+    const result = await ctx.around(
+      "tools/execute",
+      view,
+      async () => inner = await next(signal()),
+    );
+    return result === inner ? result : normalizeAuthored(result);
+  };
+}
+
+/** Step 7: `ctx.on("tools/post-execute")` (an abort before dispatch found by the policy skips it). */
+function postSugar(ctx: Context): Step {
   return async (call, next) => {
     const outcome = await next();
     return outcome === abortedBeforeDispatch() ? outcome : await runPost(ctx, call.exec, outcome);

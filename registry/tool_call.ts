@@ -17,7 +17,7 @@ import type {
   ToolExecution,
 } from "../tools/definition.ts";
 import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
-import { type BodyCall, createExecution } from "../tools/run_body.ts";
+import { type BodyCall, createExecution, deepFreeze, validateArgs } from "../tools/run_body.ts";
 import type { ExecuteRequest, ToolCall, ToolMode } from "./types.ts";
 
 export type { ToolCall } from "./types.ts";
@@ -45,7 +45,8 @@ export class CallRecord implements ToolCall, BodyCall {
   started = false;
   abandoned = false;
   outcome: ToolOutcome | undefined;
-  #validation: ArgsValidation | undefined;
+  readonly validation: ArgsValidation;
+  readonly args: unknown;
   #safe: boolean | undefined;
 
   constructor(
@@ -74,16 +75,17 @@ export class CallRecord implements ToolCall, BodyCall {
     this.abortable = request.signal !== undefined;
     if (request.agent !== undefined) this.agent = request.agent;
     if (request.parent !== undefined) this.parent = request.parent;
+    // Validated once, here: the body, the presenters and isConcurrencySafe read `args`.
+    this.validation = validateArgs(this.rejected === undefined ? definition : null, this.arguments);
+    if (this.validation.ok) this.args = deepFreeze(this.validation.args);
     this.exec = createExecution(this, request.onOutput, logger);
   }
 
-  get validation(): ArgsValidation {
-    return this.#validation ??= this.definition?.validate?.(this.arguments) ??
-      { ok: true, args: this.arguments };
-  }
-
   get concurrencySafe(): boolean {
-    return this.#safe ??= safe(this.definition, this.arguments, () => this.validation.ok);
+    const typed = this.definition?.validated?.isConcurrencySafe;
+    return this.#safe ??= typed !== undefined
+      ? this.validation.ok && typed(this.args) === true
+      : safe(this.definition, this.arguments, () => this.validation.ok);
   }
 
   defer(content: readonly ContentBlock[]): void {

@@ -12,7 +12,8 @@ import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
 import { type Entry, ToolTable } from "../tools/tool_table.ts";
 import type { BodyOptions } from "../tools/run_body.ts";
-import { buildChain, type Run } from "./_chain.ts";
+import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
+import { runGuard, TOOL_PHASES, type ToolPhase } from "../tools/hooks.ts";
 import {
   CallRecord,
   checkScope,
@@ -22,7 +23,7 @@ import {
   safe,
   type ToolCall,
 } from "./tool_call.ts";
-import type { ExecuteRequest, Guard, ToolLayer, ToolRegistry } from "./types.ts";
+import type { ExecuteRequest, Guard, ToolLayer, ToolMiddleware, ToolRegistry } from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
  *
@@ -106,8 +107,11 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
 class ToolRegistryService {
   readonly #ctx: Context;
   readonly #body: Omit<BodyOptions, "abortSuccess">;
-  #guards: readonly Guard[] = [];
-  #layers: readonly ToolLayer[] = [];
+  /** Every installed middleware (guards and layers included), in installation order. */
+  #installed: readonly Installed[] = [];
+  /** The `tools/result` middleware, in installation order. */
+  #observers: readonly Installed[] = [];
+  #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
@@ -133,7 +137,8 @@ class ToolRegistryService {
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
       prepare: (request) => this.#prepare(request, caller),
       execute: (request) => this.#execute(request, caller),
-      use: (layer) => this.#use(caller, layer),
+      use: (first: unknown, middleware?: unknown) => this.#use(caller, first, middleware),
+      ask: (call, options) => askFor(this.#ctx, call, options ?? {}),
       isConcurrencySafe: (name, args, options) =>
         safe(this.#table.resolve(name, options?.scope)?.definition, args),
       [BIND_SERVICE]: (ctx: Context) => this.bind(ctx),
@@ -146,9 +151,7 @@ class ToolRegistryService {
     codeRunner: boolean,
     scope: string | undefined,
   ): () => void {
-    for (const layer of this.#layers) {
-      if (layer.define !== undefined) definition = layer.define(definition);
-    }
+    for (const { define } of this.#installed) if (define) definition = define(definition);
     const schema = checkDefinition(definition);
     const name = definition.name;
     this.#table.checkFree(name, scope, codeRunner);
@@ -162,19 +165,17 @@ class ToolRegistryService {
     });
   }
 
+  /** `guard(fn)`: sugar for `guard`-phase middleware that denies with the string `fn` returns. */
   #guard(caller: Context, guard: Guard): () => void {
     if (typeof guard !== "function") {
       throw new TypeError(
         `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
       );
     }
-    return effect(caller, () => {
-      this.#guards = [...this.#guards, guard];
-      this.#run = undefined;
-      return () => {
-        this.#guards = this.#guards.filter((g) => g !== guard);
-        this.#run = undefined;
-      };
+    return this.#install(caller, {
+      phase: "guard",
+      guard,
+      run: (call, next) => runGuard(guard, call.exec) ?? next(),
     });
   }
 
@@ -190,25 +191,44 @@ class ToolRegistryService {
     });
   }
 
-  #use(caller: Context, layer: ToolLayer): () => void {
-    if (
-      typeof layer !== "object" || layer === null ||
-      (layer.position !== "route" && layer.position !== "body")
-    ) {
-      throw new TypeError(
-        `Cannot add a tool layer: expected { position: "route" | "body", run?, define? }, received ${
-          describeValue(layer)
-        }`,
-      );
+  /** `use(phase, middleware)`, `use(middleware)` (`tools/execute`) or `use(layer)`. */
+  #use(caller: Context, first: unknown, middleware: unknown): () => void {
+    if (typeof first === "function") [first, middleware] = ["tools/execute", first];
+    if (typeof first === "string") {
+      if (!(TOOL_PHASES as readonly string[]).includes(first)) {
+        throw useError(`an unknown phase ${JSON.stringify(first)}`);
+      }
+      if (typeof middleware !== "function") throw useError(describeValue(middleware));
+      return this.#install(caller, {
+        phase: first as ToolPhase,
+        run: middleware as ToolMiddleware,
+      });
     }
+    const layer = first as ToolLayer;
+    if (
+      typeof layer !== "object" || layer === null || !["route", "body"].includes(layer.position)
+    ) {
+      throw useError(describeValue(layer));
+    }
+    return this.#install(caller, { phase: layer.position, run: layer.run, define: layer.define });
+  }
+
+  /** Installs `entry`, an effect of `caller`'s fiber. */
+  #install(caller: Context, entry: Omit<Installed, "seq">): () => void {
+    const installed: Installed = { ...entry, seq: this.#seq++ };
     return effect(caller, () => {
-      this.#layers = [...this.#layers, layer];
-      this.#run = undefined;
+      this.#installed = [...this.#installed, installed];
+      this.#changed();
       return () => {
-        this.#layers = this.#layers.filter((l) => l !== layer);
-        this.#run = undefined;
+        this.#installed = this.#installed.filter((e) => e !== installed);
+        this.#changed();
       };
     });
+  }
+
+  #changed(): void {
+    this.#observers = this.#installed.filter((e) => e.phase === "tools/result");
+    this.#run = undefined;
   }
 
   /** Builds the record of a call; throws a TypeError for a malformed request. */
@@ -273,19 +293,13 @@ class ToolRegistryService {
     );
   }
 
-  /** The chain for the current listeners, guards and layers (composed again after a change). */
+  /** The chain for the installed middleware and listeners (composed again after a change). */
   #chain(): Run {
     const ctx = this.#ctx;
     const version = ctx.listenerVersion;
     if (this.#run !== undefined && this.#builtFor === version) return this.#run;
-    const shape = {
-      policy: this.#guards.length > 0 || ctx.listenerCount("tools/pre-execute") > 0,
-      around: ctx.listenerCount("tools/execute") > 0,
-      post: ctx.listenerCount("tools/post-execute") > 0,
-    };
-    const host = { ctx, guards: () => this.#guards, body: this.#body };
     this.#builtFor = version;
-    return this.#run = buildChain(host, shape, this.#layers);
+    return this.#run = buildChain(ctx, this.#installed, this.#body);
   }
 
   /** Publishes the outcome (step 11); `emit` logs observer throws, so this cannot throw. */
@@ -295,8 +309,16 @@ class ToolRegistryService {
     if (this.#ctx.listenerCount("tools/result") > 0) {
       this.#ctx.emit("tools/result", call.exec, outcome);
     }
+    if (this.#observers.length > 0) observeResult(this.#ctx, this.#observers, call, outcome);
     return outcome;
   }
+}
+
+/** The TypeError of a malformed `use()` argument. */
+function useError(received: string): TypeError {
+  return new TypeError(
+    `Cannot add tool middleware: expected (phase, middleware), (middleware) or a layer { position: "route" | "body", run?, define? }, received ${received}`,
+  );
 }
 
 /** `caller.effect(setup)`, its disposer returning nothing. */

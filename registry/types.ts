@@ -24,8 +24,9 @@ export type {
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
+  ToolPhase,
 } from "../tools/hooks.ts";
-import type { Guard } from "../tools/hooks.ts";
+import type { ApprovalScope, Guard, ToolPhase } from "../tools/hooks.ts";
 import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
@@ -51,6 +52,37 @@ export interface ExecuteRequest {
 
 /** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
 export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
+
+/**
+ * Middleware of one call, Hono-style: code before `await next()` runs inward, code after it
+ * outward, and not calling `next` short-circuits. What it may do depends on its phase
+ * (`TOOL_PHASES`): `tools/pre-execute` and `guard` either call `next()` and return its outcome, or
+ * deny (return an error outcome without calling it); `tools/execute` may pass a new signal,
+ * `next(signal)`, and a result it authors is normalized; `tools/post-execute` may replace the
+ * outcome but never turn a failure into a success; `tools/result` observes (its return value is
+ * ignored, its throws logged). `route` and `body` are unrestricted.
+ *
+ * @example Usage
+ * ```ts
+ * import { createHarness } from "./tools_plugin.ts";
+ * import type { ToolMiddleware } from "./types.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * const seen: string[] = [];
+ * const log: ToolMiddleware = async (call, next) => {
+ *   seen.push(call.name);
+ *   return await next();
+ * };
+ * ctx.tools.use("tools/pre-execute", log);
+ * await ctx.tools.execute({ callId: "c1", name: "nope", arguments: {} });
+ * equal(seen.length, 0); // an unknown tool never reaches pre-execute
+ * await ctx.fiber.dispose();
+ * ```
+ */
+export type ToolMiddleware = (
+  call: ToolCall,
+  next: Next,
+) => Promise<ToolOutcome> | ToolOutcome;
 
 /**
  * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
@@ -112,8 +144,27 @@ export interface ToolRegistry {
    * pipeline; never throws or rejects.
    */
   execute(request: ExecuteRequest | ToolCall): Promise<ToolOutcome>;
-  /** Adds a layer to the chain (an effect of the caller's fiber); see {@linkcode ToolLayer}. */
+  /**
+   * Installs middleware in `phase` (an effect of the caller's fiber: disposing it removes the
+   * middleware). The chain runs middleware by phase (`TOOL_PHASES`), then by installation.
+   */
+  use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
+  /** Installs middleware in the `tools/execute` phase (around dispatch). */
+  use(middleware: ToolMiddleware): () => void;
+  /**
+   * Adds a layer (`route` or `body` middleware, and a `define` rewrite applied at registration);
+   * see {@linkcode ToolLayer}.
+   */
   use(layer: ToolLayer): () => void;
+  /**
+   * Asks the user about `call` through `ctx.approval`, for `tools/pre-execute` middleware:
+   * `undefined` when allowed, otherwise the outcome to return (the denial of docs/contracts.md §2
+   * step 3, or `ABORTED_BEFORE_DISPATCH` when the caller aborted meanwhile).
+   */
+  ask(
+    call: ToolCall,
+    options?: { readonly reason?: string; readonly scope?: ApprovalScope },
+  ): Promise<ToolOutcome | undefined>;
   /** Whether a call may overlap with siblings (`isConcurrencySafe(args) === true`, soft). */
   isConcurrencySafe(name: string, args: unknown, options?: { readonly scope?: string }): boolean;
 }
@@ -157,10 +208,15 @@ export interface ToolCall {
   /** The frozen execution the body and the hooks receive. */
   readonly exec: ToolExecution;
   /**
-   * The soft validation of `arguments`, computed on first read and kept: what presenters and
-   * `isConcurrencySafe` use (raw definitions: always ok, with the arguments as they are).
+   * The one validation of `arguments`, made when the call was prepared (raw definitions: ok, with
+   * the arguments as they are).
    */
   readonly validation: ArgsValidation;
+  /**
+   * The validated arguments (`validation.args`: the parsed value, deep-frozen) that the body, the
+   * presenters and `isConcurrencySafe` receive; `undefined` when they did not validate.
+   */
+  readonly args: unknown;
   /** `definition.isConcurrencySafe(args) === true` on valid arguments; computed once. */
   readonly concurrencySafe: boolean;
   /** The published outcome; `undefined` until then. */

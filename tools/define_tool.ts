@@ -4,7 +4,7 @@
  * @module
  */
 import { describeValue } from "../core/error_message.ts";
-import { ASYNC, INVALID, rememberValidation } from "./_args_memo.ts";
+import { ASYNC, INVALID, parseSoft, soft } from "./_soft_args.ts";
 import type {
   ArgsValidation,
   ExecuteReturn,
@@ -12,6 +12,7 @@ import type {
   ToolDefinition,
   ToolExecution,
   ToolResult,
+  ValidatedTool,
 } from "./definition.ts";
 import type { InferArgs } from "./infer.ts";
 import { checkParameters, type ParametersSpec } from "./schema.ts";
@@ -172,10 +173,17 @@ export function defineTool<const P extends ToolParameters>(
   const { name, description, execute, presentCall, presentResult, isConcurrencySafe } = options;
   const { timeoutMs, background } = options;
   type Args = ToolArgs<P>;
-  const { parse, parseSoft, validate, schema, spec } = rememberValidation(
-    compileParameters(name, options),
-  );
-
+  // The one cast: the compiled schema parses into the arguments the types infer from it.
+  const { parse, check, schema, spec } = compileParameters(name, options) as CompiledParameters<
+    Args
+  >;
+  const validate = (args: unknown): ArgsValidation => Object.freeze(check(args));
+  // The author's callbacks for parsed arguments (what the registry calls with a call's `args`),
+  // and the public ones, which check the arguments they get first.
+  const typed: { -readonly [K in keyof ValidatedTool<Args>]: ValidatedTool<Args>[K] } = {
+    // Bound, not wrapped: the body's stack goes from run_body.ts straight to the author's code.
+    execute: execute.bind(options),
+  };
   const definition: {
     -readonly [K in keyof DefinedTool<P>]: DefinedTool<P>[K];
   } = {
@@ -186,40 +194,41 @@ export function defineTool<const P extends ToolParameters>(
     validate,
     execute: function validatedExecute(args: unknown, exec: ToolExecution) {
       const parsed = parse(args);
-      if (!isThenable(parsed)) return execute.call(options, parsed as Args, exec);
-      return parsed.then((value) => execute.call(options, value as Args, exec));
+      if (!isThenable(parsed)) return execute.call(options, parsed, exec);
+      return parsed.then((value) => execute.call(options, value, exec));
     },
   };
   if (presentCall !== undefined) {
-    definition.presentCall = function softPresentCall(args: unknown) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed === INVALID ? undefined : presentCall.call(options, parsed as Args);
-      } catch {
-        return undefined;
-      }
-    };
+    const present = typed.presentCall = soft(
+      (args: Args) => presentCall.call(options, args),
+      undefined,
+    );
+    definition.presentCall = soft((args: unknown) => {
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed === INVALID ? undefined : present(parsed);
+    }, undefined);
   }
   if (presentResult !== undefined) {
-    definition.presentResult = function softPresentResult(args: unknown, result: ToolResult) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed === INVALID ? undefined : presentResult.call(options, parsed as Args, result);
-      } catch {
-        return undefined;
-      }
-    };
+    const present = typed.presentResult = soft(
+      (args: Args, result: ToolResult) => presentResult.call(options, args, result),
+      undefined,
+    );
+    definition.presentResult = soft((args: unknown, result: ToolResult) => {
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed === INVALID ? undefined : present(parsed, result);
+    }, undefined);
   }
   if (isConcurrencySafe !== undefined) {
-    definition.isConcurrencySafe = function softIsConcurrencySafe(args: unknown) {
-      try {
-        const parsed = parseSoft(args);
-        return parsed !== INVALID && isConcurrencySafe.call(options, parsed as Args) === true;
-      } catch {
-        return false;
-      }
-    };
+    const classify = typed.isConcurrencySafe = soft(
+      (args: Args) => isConcurrencySafe.call(options, args) === true,
+      false,
+    );
+    definition.isConcurrencySafe = soft((args: unknown) => {
+      const parsed = parseSoft<Args>(validate, args);
+      return parsed !== INVALID && classify(parsed);
+    }, false);
   }
+  Object.defineProperty(definition, "validated", { value: Object.freeze(typed) });
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs;
   if (background !== undefined) definition.background = background;
   return Object.freeze(definition);
@@ -273,13 +282,13 @@ function checkToolOptions<const P extends ToolParameters>(options: DefineToolOpt
   }
 }
 
-interface CompiledParameters {
+interface CompiledParameters<A = unknown> {
   /** The model-facing JSON Schema. */
   readonly schema: JsonSchema;
   /** The checked DSL map, or `undefined` for a Standard Schema. */
   readonly spec: ParametersSpec | undefined;
   /** The arguments `execute` receives; throws (or rejects with) {@linkcode ToolArgsError}. */
-  parse(args: unknown): unknown;
+  parse(args: unknown): A | Promise<A>;
   /** The soft check (an asynchronous schema is not ok: it is checked when the tool runs). */
   check(args: unknown): ArgsValidation;
 }

@@ -92,7 +92,32 @@ export interface BackgroundJob {
  */
 export type ArgsValidation =
   | { readonly ok: true; readonly args: unknown }
-  | { readonly ok: false; readonly violations: readonly string[] };
+  | {
+    readonly ok: false;
+    readonly violations: readonly string[];
+    /** The arguments could not be checked now (an asynchronous schema): the body checks them. */
+    readonly pending?: true;
+  };
+
+/**
+ * The author's callbacks behind a `defineTool` definition, for arguments its `validate` accepted
+ * (the parsed value): the registry calls them with a call's `args`, so a call is validated once,
+ * where it is prepared. The presenters and `isConcurrencySafe` are soft (`undefined` / `false`
+ * on a throw). A non-enumerable field: a wrapper that spreads a definition
+ * (`{ ...definition, execute }`) does not carry it, so the wrapper's own `execute` runs.
+ *
+ * @typeParam Args The parsed argument type.
+ */
+export interface ValidatedTool<Args = unknown> {
+  /** The body, without validating again. */
+  readonly execute: (args: Args, exec: ToolExecution) => ExecuteReturn | Promise<ExecuteReturn>;
+  /** The pending card. */
+  readonly presentCall?: (args: Args) => ToolCallView | undefined;
+  /** The completed card. */
+  readonly presentResult?: (args: Args, result: ToolResult) => ToolResultView | undefined;
+  /** Whether the call may overlap concurrency-safe siblings. */
+  readonly isConcurrencySafe?: (args: Args) => boolean;
+}
 
 /**
  * What `execute` may return: content blocks, or content plus durable presentation `meta`. There is
@@ -143,10 +168,12 @@ export interface ToolDefinition<Args = unknown> {
   readonly background?: boolean;
   /**
    * Soft-validates arguments (`defineTool` sets it; raw definitions have none, so their
-   * arguments are taken as they are). A definition remembers its answer for a frozen snapshot,
-   * so the presenters, `isConcurrencySafe` and the body of one call validate once.
+   * arguments are taken as they are). The registry calls it once per call, when the call is
+   * prepared, and hands the parsed arguments to {@linkcode ToolDefinition.validated}.
    */
   readonly validate?: (args: unknown) => ArgsValidation;
+  /** The callbacks for arguments `validate` accepted (`defineTool` sets it, non-enumerable). */
+  readonly validated?: ValidatedTool<unknown>;
 }
 
 /** A definition of any argument type, as registries and callers hold it. */

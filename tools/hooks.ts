@@ -10,13 +10,50 @@ import type { Context } from "../core/context.ts";
 import type { ContentBlock } from "./content.ts";
 import type { ToolExecution } from "./definition.ts";
 import {
+  abortedBeforeDispatch,
   errorOutcome,
   feedbackText,
   materializeContent,
   materializeContexts,
+  normalizeAuthored,
   successOutcome,
   type ToolOutcome,
 } from "./outcome.ts";
+
+/**
+ * The phases of a tool call, outermost first: the order `ctx.tools.use(phase, middleware)` composes
+ * middleware in (by phase, then by installation). `route` runs before everything (Code Mode's
+ * direct-call denial; its outcome skips post-execute); `tools/post-execute` wraps the policy and the
+ * body; `tools/pre-execute` allows (calls `next()`), denies or asks; `guard` is the final monotonic
+ * deny; `tools/execute` wraps dispatch and may only change the signal (`next(signal)`); `body` wraps
+ * the tool body (background jobs); `tools/result` observes the published, immutable outcome.
+ *
+ * @example Usage
+ * ```ts
+ * import { TOOL_PHASES } from "./hooks.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(TOOL_PHASES.indexOf("guard") > TOOL_PHASES.indexOf("tools/pre-execute"), true);
+ * ```
+ */
+export const TOOL_PHASES: readonly ToolPhase[] = Object.freeze([
+  "tools/result",
+  "route",
+  "tools/post-execute",
+  "tools/pre-execute",
+  "guard",
+  "tools/execute",
+  "body",
+]);
+
+/** One phase of {@linkcode TOOL_PHASES}. */
+export type ToolPhase =
+  | "tools/result"
+  | "route"
+  | "tools/post-execute"
+  | "tools/pre-execute"
+  | "guard"
+  | "tools/execute"
+  | "body";
 
 /**
  * What an "Always allow" answer to an `ask` covers; without one it covers the whole tool. The
@@ -102,54 +139,58 @@ export interface ApprovalService {
   ): Promise<ApprovalOutcome>;
 }
 
-/** What {@linkcode runPolicy} answers when approval was cancelled because the caller aborted. */
+/** What {@linkcode runPreExecute} answers when approval was cancelled because the caller aborted. */
 export const ABORTED_DURING_POLICY: unique symbol = Symbol("aborted during policy");
 
 const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
 const ACCEPT: PostExecuteDecision = Object.freeze({ kind: "accept" });
 
 /**
- * Pre-execute, approval and guards. Returns a denial outcome, {@linkcode ABORTED_DURING_POLICY},
- * or `undefined` when the call may run. Throws are pipeline failures for the caller to normalize.
+ * The `tools/pre-execute` listeners (`ctx.on`) and approval. Returns a denial outcome,
+ * {@linkcode ABORTED_DURING_POLICY}, or `undefined` when the call may run. Throws are pipeline
+ * failures for the caller to normalize.
  */
-export async function runPolicy(
+export async function runPreExecute(
   ctx: Context,
-  guards: readonly Guard[],
   exec: ToolExecution,
   signal: AbortSignal,
 ): Promise<ToolOutcome | typeof ABORTED_DURING_POLICY | undefined> {
   const name = exec.name;
-  if (ctx.listenerCount("tools/pre-execute") > 0) {
-    const decision = checkPreDecision(
-      await ctx.waterfall<unknown>("tools/pre-execute", ALLOW, exec),
+  const decision = checkPreDecision(
+    await ctx.waterfall<unknown>("tools/pre-execute", ALLOW, exec),
+  );
+  if (decision.kind === "deny") {
+    return denied(
+      decision.reason === "" ? `tool "${name}" was denied by policy` : decision.reason,
     );
-    if (decision.kind === "deny") {
-      return denied(
-        decision.reason === "" ? `tool "${name}" was denied by policy` : decision.reason,
-      );
-    }
-    if (decision.kind === "ask") {
-      const answer = await ask(ctx, exec, decision, signal);
-      if (answer !== undefined) return answer;
-    }
   }
-  for (let i = 0; i < guards.length; i++) {
-    const reason: unknown = guards[i]!(exec);
-    if (reason === undefined) continue;
-    if (typeof reason !== "string") {
-      throw new TypeError(
-        `a tools guard returned ${
-          describeValue(reason)
-        }: expected a string (deny) or undefined (pass)`,
-      );
-    }
-    return denied(reason === "" ? `tool "${name}" was denied by a guard` : reason);
-  }
+  if (decision.kind === "ask") return await ask(ctx, exec, decision, signal);
   return undefined;
 }
 
-/** Routes an `ask` to `ctx.approval`; `undefined` means approved. */
-async function ask(
+/**
+ * Runs one guard: its denial outcome, or `undefined` when it passes.
+ *
+ * @throws {TypeError} When the guard returns something other than a string or `undefined`.
+ */
+export function runGuard(guard: Guard, exec: ToolExecution): ToolOutcome | undefined {
+  const reason: unknown = guard(exec);
+  if (reason === undefined) return undefined;
+  if (typeof reason !== "string") {
+    throw new TypeError(
+      `a tools guard returned ${
+        describeValue(reason)
+      }: expected a string (deny) or undefined (pass)`,
+    );
+  }
+  return denied(reason === "" ? `tool "${exec.name}" was denied by a guard` : reason);
+}
+
+/**
+ * Routes an `ask` to `ctx.approval`: `undefined` means approved, otherwise the denial, or
+ * {@linkcode ABORTED_DURING_POLICY} when approval was cancelled because the caller aborted.
+ */
+export async function ask(
   ctx: Context,
   exec: ToolExecution,
   decision: { readonly reason?: string; readonly scope?: ApprovalScope },
@@ -227,7 +268,8 @@ export async function runPost(
   });
 }
 
-function denied(reason: string): ToolOutcome {
+/** The `DENIED` outcome of `reason`. */
+export function denied(reason: string): ToolOutcome {
   return errorOutcome(reason, { code: "DENIED" });
 }
 
@@ -260,4 +302,68 @@ function checkPostDecision(value: unknown): PostExecuteDecision {
       describeValue(value)
     }: expected {kind: "accept", content?, additionalContexts?} or {kind: "block", feedback}`,
   );
+}
+
+/** A middleware as the phase rules see it (the registry's `ToolMiddleware`, any call type). */
+export type PhaseMiddleware = (
+  // deno-lint-ignore no-explicit-any
+  call: any,
+  next: (signal?: AbortSignal) => Promise<ToolOutcome>,
+) => Promise<ToolOutcome> | ToolOutcome;
+
+/** What each phase lets its middleware do (docs/contracts.md §2). */
+export const PHASE_RULES: { readonly [P in ToolPhase]: (run: PhaseMiddleware) => PhaseMiddleware } =
+  {
+    "tools/result": () => (_call, next) => next(),
+    route: (run) => async (call, next) => await run(call, next),
+    "tools/post-execute": (run) => async (call, next) => {
+      let inner: ToolOutcome | undefined;
+      const result = await run(call, async (signal) => inner = await next(signal));
+      if (inner === undefined) throw phaseError("tools/post-execute", "must call next()");
+      if (result === inner || inner === abortedBeforeDispatch()) return inner;
+      const outcome = normalizeAuthored(result);
+      if (inner.isError && !outcome.isError) {
+        throw phaseError("tools/post-execute", "cannot turn a failure into a success");
+      }
+      return outcome;
+    },
+    "tools/pre-execute": (run) => denyOrNext("tools/pre-execute", run),
+    guard: (run) => denyOrNext("guard", run),
+    "tools/execute": (run) => async (call, next) => {
+      let inner: ToolOutcome | undefined;
+      const result = await run(call, async (signal) => {
+        if (signal !== undefined && !(signal instanceof AbortSignal)) {
+          throw new TypeError(
+            `a tools/execute middleware passed ${
+              describeValue(signal)
+            } to next(): expected an AbortSignal`,
+          );
+        }
+        return inner = await next(signal);
+      });
+      return result === inner ? result : normalizeAuthored(result);
+    },
+    body: (run) => async (call, next) => await run(call, next),
+  };
+
+/** A policy phase: `next()` and its outcome unchanged, or a denial (an error) without `next()`. */
+function denyOrNext(phase: ToolPhase, run: PhaseMiddleware): PhaseMiddleware {
+  return async (call, next) => {
+    let inner: ToolOutcome | undefined;
+    const result = await run(call, async () => inner = await next());
+    if (result === abortedBeforeDispatch()) return result;
+    if (inner !== undefined) {
+      if (result !== inner) throw phaseError(phase, "cannot replace the outcome of next()");
+      return inner;
+    }
+    const outcome = normalizeAuthored(result);
+    if (!outcome.isError) {
+      throw phaseError(phase, "may only deny (an error outcome) or call next()");
+    }
+    return outcome;
+  };
+}
+
+function phaseError(phase: ToolPhase, what: string): TypeError {
+  return new TypeError(`a ${phase} middleware ${what}`);
 }

@@ -106,6 +106,7 @@ export type {
   ToolDefinition,
   ToolExecution,
   ToolResult,
+  ValidatedTool,
 } from "./definition.ts";
 
 export { executorFor, mergedScript } from "./executor.ts";
@@ -138,7 +139,9 @@ export type {
   PreExecuteDecision,
   PreExecuteListener,
   ResultObserver,
+  ToolPhase,
 } from "./hooks.ts";
+export { TOOL_PHASES } from "./hooks.ts";
 export type { ToolMode, ToolSchema } from "./tool_table.ts";
 export type { ToolErrorCode, ToolOutcome } from "./outcome.ts";
 export type { ToolFilter } from "./tool_filter.ts";

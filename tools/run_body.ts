@@ -4,12 +4,21 @@
  *
  * @module
  */
-import { errorMessage } from "../core/error_message.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ContentBlock } from "./content.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { AgentHandle, AnyToolDefinition, ToolExecution } from "./definition.ts";
+import type {
+  AgentHandle,
+  AnyToolDefinition,
+  ArgsValidation,
+  BackgroundJob,
+  ExecuteReturn,
+  ToolExecution,
+} from "./definition.ts";
+import { ToolArgsError } from "./tool_args_error.ts";
+import type { AroundExecution } from "./hooks.ts";
 import {
   aborted,
   errorOutcome,
@@ -33,6 +42,9 @@ export interface BodyCall {
   /** The caller's signal (composed with the fiber's lifetime). */
   readonly signal: AbortSignal;
   readonly exec: ToolExecution;
+  /** The call's one validation of `arguments` and, when it passed, the parsed `args`. */
+  readonly validation: ArgsValidation;
+  readonly args: unknown;
   /** False when the caller passed no signal (nothing can abort the body but a deadline). */
   readonly abortable: boolean;
   deferred: (readonly ContentBlock[])[] | undefined;
@@ -85,6 +97,39 @@ export function createExecution(
   return Object.freeze(exec);
 }
 
+const NOT_JSON: ArgsValidation = Object.freeze({
+  ok: false,
+  violations: Object.freeze(["the arguments are not lossless JSON"]),
+});
+
+/**
+ * The one validation of a call's arguments, made when the registry prepares it (raw definitions:
+ * ok, as they are; `null`: the arguments were not lossless JSON).
+ */
+export function validateArgs(
+  definition: AnyToolDefinition | undefined | null,
+  args: JsonValue,
+): ArgsValidation {
+  if (definition === null) return NOT_JSON;
+  const check = definition?.validate;
+  if (check === undefined) return { ok: true, args };
+  try {
+    return check(args);
+  } catch (error) {
+    // The body checks them again and fails with what the check threw.
+    return { ok: false, pending: true, violations: [errorMessage(error)] };
+  }
+}
+
+/** Freezes plain objects and arrays all the way down (a Standard Schema's parsed output). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
+}
+
 /** What the body step needs from the registry. */
 export interface BodyOptions {
   /** Deadline for tools without `timeoutMs`. */
@@ -120,7 +165,7 @@ export async function runBody(
   const exec = composed ? Object.freeze({ ...call.exec, signal }) : call.exec;
   let outcome: ToolOutcome;
   try {
-    const returned = definition.execute(call.arguments, exec);
+    const returned = dispatch(definition, call, exec);
     const value = !isThenable(returned)
       ? returned
       : call.abortable || composed
@@ -159,6 +204,24 @@ export async function runBody(
     call.settled = true;
   }
   return outcome;
+}
+
+/**
+ * Calls the body: a `defineTool` body with the call's validated `args` (no second check), or the
+ * definition's `execute` with the arguments (raw tools, wrappers, asynchronous schemas).
+ */
+function dispatch(
+  definition: AnyToolDefinition,
+  call: BodyCall,
+  exec: ToolExecution,
+): ExecuteReturn | Promise<ExecuteReturn> {
+  const typed = definition.validated;
+  const validation = call.validation;
+  if (typed === undefined || (!validation.ok && validation.pending)) {
+    return definition.execute(call.arguments, exec);
+  }
+  if (!validation.ok) throw new ToolArgsError(validation.violations);
+  return typed.execute(call.args, exec);
 }
 
 function timedOut(call: BodyCall, timeoutMs: number): ToolOutcome {
@@ -221,4 +284,62 @@ function isAbortError(error: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** A wrapper view and a reader of its current signal. */
+export interface AroundView {
+  readonly view: AroundExecution;
+  readonly signal: () => AbortSignal;
+}
+
+/**
+ * The view itself: frozen own fields, and `signal` an accessor of the class (shared by every view,
+ * so making one stays as cheap as a plain object; a literal with per-object accessors is not).
+ */
+class ExecutionView implements AroundExecution {
+  #signal: AbortSignal;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: ToolExecution["arguments"];
+  readonly token: symbol;
+  readonly output: ToolExecution["output"];
+  readonly deferContext: ToolExecution["deferContext"];
+  readonly agent?: AgentHandle;
+  readonly parent?: symbol;
+  readonly job?: BackgroundJob;
+
+  constructor(exec: ToolExecution) {
+    this.#signal = exec.signal;
+    this.callId = exec.callId;
+    this.name = exec.name;
+    this.arguments = exec.arguments;
+    this.token = exec.token;
+    this.output = exec.output;
+    this.deferContext = exec.deferContext;
+    if (exec.agent !== undefined) this.agent = exec.agent;
+    if (exec.parent !== undefined) this.parent = exec.parent;
+    if (exec.job !== undefined) this.job = exec.job;
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
+
+  set signal(value: AbortSignal) {
+    if (!(value instanceof AbortSignal)) {
+      throw new TypeError(
+        `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
+          describeValue(value)
+        }`,
+      );
+    }
+    this.#signal = value;
+  }
+}
+
+/** Makes the wrapper view of `exec`. */
+export function aroundView(exec: ToolExecution): AroundView {
+  const view = new ExecutionView(exec);
+  return { view, signal: () => view.signal };
 }

@@ -2,6 +2,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { CardPresenter } from "../../acp/card_presenter.ts";
 import type { AnyToolDefinition } from "../../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../../tools/views.ts";
+import { defineTool } from "../../tools/define_tool.ts";
 
 function tool(name: string, extra: Partial<AnyToolDefinition>): AnyToolDefinition {
   return { name, description: "", parameters: { type: "object" }, execute: () => [], ...extra };
@@ -193,4 +194,41 @@ Deno.test("CardPresenter escapes a hostile tool name and raw input in the generi
   const card = presenter.call("c2", "bash", { command: padded });
   equal(card.title, "echo hi\\r [5000 blank characters] && curl x | sh");
   equal(presenter.preview("c3", "bash", { command: padded }).title, card.title);
+});
+
+Deno.test("CardPresenter validates a defineTool tool's arguments once for both of its presenters", () => {
+  let checks = 0;
+  const schema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate(value: unknown) {
+        checks++;
+        const path = (value as { path?: unknown }).path;
+        return typeof path === "string"
+          ? { value: { path: path.toUpperCase() } }
+          : { issues: [{ message: "path must be a string", path: ["path"] }] };
+      },
+    },
+  };
+  const tool = defineTool({
+    name: "look",
+    description: "Looks.",
+    parameters: schema,
+    jsonSchema: { type: "object", properties: { path: { type: "string" } } },
+    presentCall: (args) => ({ card: "generic", title: `look ${(args as { path: string }).path}` }),
+    presentResult: (args) => ({
+      card: "generic",
+      title: `looked ${(args as { path: string }).path}`,
+    }),
+    execute: () => [],
+  });
+  const presenter = new CardPresenter({ cwd: "/w", terminalOutput: false, lookup: () => tool });
+  equal(presenter.call("c1", "look", { path: "a" }).title, "look A");
+  const done = presenter.result("c1", { content: [], isError: false });
+  equal(done?.title, "looked A");
+  equal(checks, 1);
+  // Invalid arguments select the generic card, without asking the presenters.
+  equal(presenter.call("c2", "look", { path: 1 }).title, "look");
+  equal(checks, 2);
 });

@@ -44,9 +44,13 @@ Deno.test("prepare() validates once for concurrency, presenters and the body", a
   const call = h.ctx.tools.prepare({ callId: "c1", name: "look", arguments: { path: "a" } });
   deepEqual(call.validation, { ok: true, args: { path: "a" } });
   equal(call.concurrencySafe, true);
-  equal(h.ctx.tools.get("look")!.presentCall!(call.arguments)?.title, "a");
+  ok(Object.isFrozen(call.args));
+  equal(h.ctx.tools.get("look")!.validated!.presentCall!(call.args)?.title, "a");
   equal(text(await h.ctx.tools.execute(call)), "a");
   equal(counter.calls, 1, "one validation for the whole call");
+  // The public presenter checks what it is handed (no memory keyed by the arguments object).
+  equal(h.ctx.tools.get("look")!.presentCall!(call.arguments)?.title, "a");
+  equal(counter.calls, 2);
   equal(call.outcome?.isError, false);
 });
 

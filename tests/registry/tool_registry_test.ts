@@ -184,7 +184,7 @@ Deno.test("execute() reports unknown tools and the code-mode route", async () =>
   h.ctx.tools.register(rawTool("read"));
   h.ctx.tools.registerCodeRunner(rawTool("run_code"));
   // The route is Code Mode's layer (the codemode plugin adds it).
-  h.ctx.tools.use(codeModeRoute);
+  h.ctx.tools.use("route", codeModeRoute);
   const posts: string[] = [];
   h.ctx.on("tools/post-execute", (_d: unknown, exec: ToolExecution) => {
     posts.push(exec.name);
