@@ -4,6 +4,23 @@
  * @module
  */
 
+/**
+ * A service can implement this hook to hand each caller a view bound to the caller's context
+ * (used by `ctx.tools` so that `register()` is an effect of the calling fiber).
+ *
+ * @example Usage
+ * ```ts
+ * import { BIND_SERVICE, Context } from "./context.ts";
+ * import { equal } from "node:assert/strict";
+ * const root = new Context();
+ * root.provide("greeter", {
+ *   [BIND_SERVICE]: (ctx: Context) => ({ who: () => ctx.fiber.name }),
+ * });
+ * equal(root.get<{ who(): string }>("greeter")?.who(), "root");
+ * ```
+ */
+export const BIND_SERVICE: unique symbol = Symbol.for("dsh.bindService");
+
 const SERVICE_NAME_REGEXP = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const RESERVED = new Set(["then", "constructor", "prototype", "__proto__"]);
 

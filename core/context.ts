@@ -8,53 +8,50 @@
  * @module
  */
 import { Fiber } from "./fiber.ts";
-import { createLogger, type Logger, type LogLevel, type LogSink } from "./logger.ts";
-import type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
+import { createLogger, type Logger } from "./logger.ts";
 import { type Listener, Listeners } from "./_events.ts";
 import {
+  type ContextOptions,
   ContextSeed,
+  type Disposer,
   type FiberControls,
   type FiberInit,
   FiberSeed,
   type Runtime,
   type Scope,
 } from "./_runtime.ts";
-import { Services } from "./_services.ts";
+import { BIND_SERVICE, Services } from "./_services.ts";
 
 // Re-exported so that existing imports of "core/context.ts" keep working.
 export { Fiber } from "./fiber.ts";
 export type { FiberState } from "./fiber.ts";
-export type { Disposer, Plugin, PluginFunction } from "./plugin.ts";
+export type { ContextOptions, Disposer } from "./_runtime.ts";
 export type { Listener } from "./_events.ts";
+export { BIND_SERVICE } from "./_services.ts";
 
 /**
- * A service can implement this hook to hand each caller a view bound to the caller's context
- * (used by `ctx.tools` so that `register()` is an effect of the calling fiber).
+ * A plugin object or module namespace: `{ name, inject, apply }` (declared here, next to the
+ * `Context` its `apply` receives, so that core has no import cycle).
  *
- * @example Usage
- * ```ts
- * import { BIND_SERVICE, Context } from "./context.ts";
- * import { equal } from "node:assert/strict";
- * const root = new Context();
- * root.provide("greeter", {
- *   [BIND_SERVICE]: (ctx: Context) => ({ who: () => ctx.fiber.name }),
- * });
- * equal(root.get<{ who(): string }>("greeter")?.who(), "root");
- * ```
+ * @typeParam C The config `apply` receives.
  */
-export const BIND_SERVICE: unique symbol = Symbol.for("dsh.bindService");
-
-/** Options of the root {@linkcode Context}. */
-export interface ContextOptions {
-  /** The root fiber's name. @default {"root"} */
+export interface Plugin<C = unknown> {
+  /** The plugin name used in logs. @default {"anonymous"} */
   readonly name?: string;
-  /** A logger to use instead of the default stderr logger. */
-  readonly logger?: Logger;
-  /** The default logger's level. @default {"info"} */
-  readonly logLevel?: LogLevel;
-  /** The default logger's sink. @default {stderrSink} */
-  readonly logSink?: LogSink;
+  /** Services that must be provided before `apply` runs; replacing one restarts the plugin. */
+  readonly inject?: readonly string[];
+  /** Sets the plugin up; throwing or rejecting fails only this plugin's fiber. */
+  apply(ctx: Context, config: C): void | Promise<void>;
 }
+
+/**
+ * A plain function plugin `(ctx, config) => …` (its `name` is the function name).
+ *
+ * @typeParam C The config it receives.
+ */
+export type PluginFunction<C = unknown> = {
+  bivarianceHack(ctx: Context, config: C): void | Promise<void>;
+}["bivarianceHack"];
 
 const resolved: Promise<void> = Promise.resolve();
 /** The declared service getters: valid `provide()` names although they are Context members. */
@@ -89,8 +86,8 @@ const SERVICE_SLOTS: ReadonlySet<string> = new Set(["tools", "jobs", "approval"]
  * ```
  */
 export class Context<S extends object = object> {
-  readonly #runtime: Runtime;
-  readonly #scope: Scope;
+  readonly #runtime: Runtime<Fiber<Context>, Context>;
+  readonly #scope: Scope<Fiber<Context>, Context>;
   #bound: Map<string, { service: object; view: object }> | undefined;
 
   /**
@@ -112,7 +109,7 @@ export class Context<S extends object = object> {
         ...(options.logLevel === undefined ? {} : { level: options.logLevel }),
         ...(options.logSink === undefined ? {} : { sink: options.logSink }),
       });
-    const runtime: Runtime = {
+    const runtime: Runtime<Fiber<Context>, Context> = {
       services: new Services((name) => name in Context.prototype && !SERVICE_SLOTS.has(name)),
       listeners: new Listeners(logger),
       logger,
@@ -147,7 +144,7 @@ export class Context<S extends object = object> {
   }
 
   /** The fiber this context belongs to. */
-  get fiber(): Fiber {
+  get fiber(): Fiber<Context> {
     return this.#scope.fiber;
   }
 
@@ -166,7 +163,7 @@ export class Context<S extends object = object> {
    * @returns The child fiber (disposed with this context's fiber).
    * @throws {TypeError} When `plugin` has no `apply` function.
    */
-  plugin<C = undefined>(plugin: PluginFunction<C>, config?: C): Fiber;
+  plugin<C = undefined>(plugin: PluginFunction<C>, config?: C): Fiber<Context>;
   /**
    * Loads a plugin object or module namespace `{ name, inject, apply }` as a child fiber.
    *
@@ -175,8 +172,8 @@ export class Context<S extends object = object> {
    * @param config The config `apply` receives.
    * @returns The child fiber.
    */
-  plugin<C = undefined>(plugin: Plugin<C>, config?: C): Fiber;
-  plugin<C = undefined>(plugin: Plugin<C> | PluginFunction<C>, config?: C): Fiber {
+  plugin<C = undefined>(plugin: Plugin<C>, config?: C): Fiber<Context>;
+  plugin<C = undefined>(plugin: Plugin<C> | PluginFunction<C>, config?: C): Fiber<Context> {
     this.#assertOpen("load a plugin");
     let apply: (ctx: Context, config: unknown) => void | Promise<void>;
     let name: unknown;
@@ -390,8 +387,10 @@ export class Context<S extends object = object> {
 }
 
 /** A new fiber and the controls its constructor handed back. */
-function createFiber(init: FiberInit): { fiber: Fiber; controls: FiberControls } {
+function createFiber(
+  init: FiberInit<Fiber<Context>, Context>,
+): { fiber: Fiber<Context>; controls: FiberControls<Fiber<Context>, Context> } {
   const seed = new FiberSeed(init);
-  const fiber = new Fiber(seed);
+  const fiber = new Fiber<Context>(seed);
   return { fiber, controls: seed.controls! };
 }

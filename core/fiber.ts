@@ -3,11 +3,9 @@
  *
  * @module
  */
-import type { Context } from "./context.ts";
 import { errorMessage } from "./error_message.ts";
 import type { Logger } from "./logger.ts";
-import type { Disposer } from "./plugin.ts";
-import { FiberSeed, type Runtime, type Scope } from "./_runtime.ts";
+import { type Disposer, FiberSeed, type Runtime, type Scope } from "./_runtime.ts";
 
 /** A fiber's lifecycle state. */
 export type FiberState = "pending" | "active" | "failed" | "disposed";
@@ -21,6 +19,9 @@ const resolved: Promise<void> = Promise.resolve();
  * `inject` is replaced the fiber restarts: its effects are disposed and `apply` runs again; when
  * one is removed it waits (`pending`) until it is provided again.
  *
+ * @typeParam X The context type `ctx` returns (`Context` for every fiber core makes; generic so
+ * that this file does not import `context.ts`).
+ *
  * @example Usage
  * ```ts
  * import { Context } from "./context.ts";
@@ -32,19 +33,19 @@ const resolved: Promise<void> = Promise.resolve();
  * equal(fiber.state, "disposed");
  * ```
  */
-export class Fiber {
+export class Fiber<X = unknown> {
   /** The plugin name. */
   readonly name: string;
   #state: FiberState = "pending";
   #error: unknown = undefined;
-  readonly #runtime: Runtime;
-  readonly #parent: Scope | undefined;
-  readonly #apply: (ctx: Context, config: unknown) => void | Promise<void>;
+  readonly #runtime: Runtime<Fiber, unknown>;
+  readonly #parent: Scope<Fiber, unknown> | undefined;
+  readonly #apply: (ctx: unknown, config: unknown) => void | Promise<void>;
   readonly #config: unknown;
   /** The services this fiber waits for. */
   readonly inject: readonly string[];
-  #scope: Scope | undefined;
-  #idle: Scope | undefined;
+  #scope: Scope<Fiber, unknown> | undefined;
+  #idle: Scope<Fiber, unknown> | undefined;
   #queue: Promise<void> = resolved;
   #busy = 0;
   #disposal: Promise<void> | undefined;
@@ -63,7 +64,7 @@ export class Fiber {
     if (!(seed instanceof FiberSeed)) {
       throw new TypeError("Cannot construct a Fiber directly: use ctx.plugin()");
     }
-    const init = seed.init;
+    const init = seed.init as FiberSeed<Fiber, unknown>["init"];
     this.name = init.name;
     this.#runtime = init.runtime;
     this.#parent = init.parent;
@@ -82,7 +83,7 @@ export class Fiber {
     seed.controls = {
       start: () => this.#schedule(() => this.#start()),
       activateRoot: () => {
-        const scope: Scope = { fiber: this, effects: new Set(), closed: false };
+        const scope: Scope<Fiber, unknown> = { fiber: this, effects: new Set(), closed: false };
         this.#scope = scope;
         this.#state = "active";
         return scope;
@@ -101,9 +102,10 @@ export class Fiber {
   }
 
   /** The context of the current activation (a fresh one after each restart). */
-  get ctx(): Context {
+  get ctx(): X {
     const scope = this.#scope ?? (this.#idle ??= { fiber: this, effects: new Set(), closed: true });
-    return scope.ctx ??= this.#runtime.newContext(scope);
+    // Only core makes fibers, and `Context` makes them as `Fiber<Context>` with its own runtime.
+    return (scope.ctx ??= this.#runtime.newContext(scope)) as X;
   }
 
   /** The logger, named after the fiber. */
@@ -214,7 +216,7 @@ export class Fiber {
       this.logger.debug(`waiting for services: ${missing.join(", ")}`);
       return;
     }
-    const scope: Scope = { fiber: this, effects: new Set(), closed: false };
+    const scope: Scope<Fiber, unknown> = { fiber: this, effects: new Set(), closed: false };
     this.#scope = scope;
     this.#state = "pending";
     const ctx = this.ctx;
@@ -235,7 +237,7 @@ export class Fiber {
     this.#state = "active";
   }
 
-  #fail(scope: Scope, error: unknown): void | Promise<void> {
+  #fail(scope: Scope<Fiber, unknown>, error: unknown): void | Promise<void> {
     if (scope.closed || this.#scope !== scope) {
       this.logger.debug(`apply settled after the plugin stopped: ${errorMessage(error)}`);
       return;
@@ -260,7 +262,7 @@ export class Fiber {
   }
 }
 
-function disposeScope(scope: Scope, logger: Logger): void | Promise<void> {
+function disposeScope(scope: Scope<unknown, unknown>, logger: Logger): void | Promise<void> {
   scope.closed = true;
   const effects = [...scope.effects].reverse();
   scope.effects.clear();

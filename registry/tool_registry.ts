@@ -6,6 +6,7 @@
  */
 import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
+import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
@@ -23,7 +24,14 @@ import {
   safe,
   type ToolCall,
 } from "./tool_call.ts";
-import type { ExecuteRequest, Guard, ToolLayer, ToolMiddleware, ToolRegistry } from "./types.ts";
+import type {
+  ExecuteRequest,
+  Guard,
+  ToolLayer,
+  ToolMiddleware,
+  ToolMode,
+  ToolRegistry,
+} from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
  *
@@ -116,7 +124,7 @@ class ToolRegistryService {
   #run: Run | undefined;
   #builtFor = -1;
   readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
-  readonly #table = new ToolTable(CODE_RUNNER_NAME);
+  readonly #table = new ToolTable((name) => name === CODE_RUNNER_NAME);
 
   constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
     this.#ctx = ctx;
@@ -131,7 +139,10 @@ class ToolRegistryService {
       registerCodeRunner: (definition) => this.#register(caller, definition, true, undefined),
       get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
       list: (options) => this.#table.list(options?.scope),
-      schemas: (options) => this.#table.schemas(options?.mode ?? "native", options?.scope),
+      schemas: (options) => {
+        const mode = options?.mode ?? "native";
+        return this.#table.schemas(mode, listedIn(mode), options?.scope);
+      },
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
@@ -154,7 +165,8 @@ class ToolRegistryService {
     for (const { define } of this.#installed) if (define) definition = define(definition);
     const schema = checkDefinition(definition);
     const name = definition.name;
-    this.#table.checkFree(name, scope, codeRunner);
+    checkReserved(name, codeRunner);
+    this.#table.checkFree(name, scope);
     const entry: Entry = { definition, schema };
     return effect(caller, () => {
       const remove = this.#table.add(name, entry, scope);
@@ -311,6 +323,37 @@ class ToolRegistryService {
     }
     if (this.#observers.length > 0) observeResult(this.#ctx, this.#observers, call, outcome);
     return outcome;
+  }
+}
+
+const LISTED: Readonly<Record<ToolMode, (definition: AnyToolDefinition) => boolean>> = {
+  both: () => true,
+  code: (definition) => definition.name === CODE_RUNNER_NAME,
+  native: (definition) => definition.name !== CODE_RUNNER_NAME,
+};
+
+/** Which definitions `schemas({ mode })` lists: under `code` only the runner, under `native` the rest. */
+function listedIn(mode: ToolMode): (definition: AnyToolDefinition) => boolean {
+  if (typeof mode === "string" && Object.hasOwn(LISTED, mode)) return LISTED[mode];
+  throw new TypeError(
+    `Cannot list tool schemas: mode is ${describeValue(mode)}, expected "native", "code" or "both"`,
+  );
+}
+
+/** The code runner's name only by `registerCodeRunner()`, which takes no other. */
+function checkReserved(name: string, codeRunner: boolean): void {
+  if (codeRunner && name !== CODE_RUNNER_NAME) {
+    throw new TypeError(
+      `Cannot register a code runner named ${
+        JSON.stringify(name)
+      }: the code runner must be named "${CODE_RUNNER_NAME}"`,
+    );
+  }
+  if (!codeRunner && name === CODE_RUNNER_NAME) {
+    throw new HarnessError(
+      "RESERVED_TOOL",
+      `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
+    );
   }
 }
 

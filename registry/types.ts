@@ -11,7 +11,7 @@ import type { ContentBlock } from "../tools/content.ts";
 import type { ArgsValidation, ToolExecution } from "../tools/definition.ts";
 
 export type { ToolErrorCode, ToolOutcome } from "../tools/outcome.ts";
-export type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
+export type { ToolSchema } from "../tools/tool_table.ts";
 export type {
   ApprovalOutcome,
   ApprovalScope,
@@ -27,7 +27,10 @@ export type {
   ToolPhase,
 } from "../tools/hooks.ts";
 import type { ApprovalScope, Guard, ToolPhase } from "../tools/hooks.ts";
-import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
+import type { ToolSchema } from "../tools/tool_table.ts";
+
+/** How tools are presented to the model (Code Mode's `run_code` versus the native tools). */
+export type ToolMode = "native" | "code" | "both";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
 /** Input of {@linkcode ToolRegistry.execute}. */

@@ -142,7 +142,7 @@ export type {
   ToolPhase,
 } from "./hooks.ts";
 export { TOOL_PHASES } from "./hooks.ts";
-export type { ToolMode, ToolSchema } from "./tool_table.ts";
+export type { ToolSchema } from "./tool_table.ts";
 export type { ToolErrorCode, ToolOutcome } from "./outcome.ts";
 export type { ToolFilter } from "./tool_filter.ts";
 export {

@@ -1,15 +1,13 @@
 /**
  * The tool table behind `ctx.tools`: a global layer plus session-scoped layers and masks, with
- * cached sorted views and schema lists per scope, and the model-facing schema types.
+ * cached sorted views and schema lists per scope, and the model-facing schema types. It knows no
+ * tool by name: which names are pinned (never masked) and which schemas a view lists are its
+ * caller's choice (the registry's, which Code Mode configures).
  *
  * @module
  */
-import { describeValue } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
-
-/** How tools are presented to the model. */
-export type ToolMode = "native" | "code" | "both";
 
 /** A model-facing tool schema. */
 export interface ToolSchema {
@@ -35,12 +33,12 @@ interface Mask {
 interface View {
   readonly entries: readonly Entry[];
   readonly list: readonly AnyToolDefinition[];
-  readonly schemas: Map<ToolMode, readonly ToolSchema[]>;
+  readonly schemas: Map<string, readonly ToolSchema[]>;
 }
 
 /** Layers, resolution and cached views; change notification stays with the caller. */
 export class ToolTable {
-  readonly #codeRunnerName: string;
+  readonly #pinned: (name: string) => boolean;
   /** The global layer. */
   readonly #tools = new Map<string, Entry>();
   /** Session-scoped layers (scope → name → entry); a scoped entry shadows a global one. */
@@ -50,9 +48,9 @@ export class ToolTable {
   /** Masks on global tools (`ctx.tools.restrict`): for every view, or for one scope's. */
   #masks: readonly Mask[] = [];
 
-  /** @param codeRunnerName The tool listed in `"code"` mode (passed in to keep imports one-way). */
-  constructor(codeRunnerName: string) {
-    this.#codeRunnerName = codeRunnerName;
+  /** @param pinned Whether a global tool is exempt from masks. */
+  constructor(pinned: (name: string) => boolean) {
+    this.#pinned = pinned;
   }
 
   /** Whether `name` is registered in exactly this layer (not counting the global one for a scope). */
@@ -60,25 +58,8 @@ export class ToolTable {
     return (scope === undefined ? this.#tools : this.#scoped.get(scope))?.has(name) === true;
   }
 
-  /**
-   * Throws unless `name` may be registered in `scope`'s layer: the code runner's name only by
-   * `registerCodeRunner()`, which takes no other, and no name twice in one layer.
-   */
-  checkFree(name: string, scope: string | undefined, codeRunner: boolean): void {
-    const runner = this.#codeRunnerName;
-    if (codeRunner && name !== runner) {
-      throw new TypeError(
-        `Cannot register a code runner named ${
-          JSON.stringify(name)
-        }: the code runner must be named "${runner}"`,
-      );
-    }
-    if (!codeRunner && name === runner) {
-      throw new HarnessError(
-        "RESERVED_TOOL",
-        `tool "${runner}" is reserved for the Code Mode runner: use registerCodeRunner()`,
-      );
-    }
+  /** Throws unless `name` is free in `scope`'s layer (no name twice in one layer). */
+  checkFree(name: string, scope: string | undefined): void {
     if (this.has(name, scope)) {
       throw new HarnessError(
         "DUPLICATE_TOOL",
@@ -112,7 +93,7 @@ export class ToolTable {
 
   /**
    * Adds a mask hiding global tools (in `scope`'s view, or in every view) and returns its remover.
-   * The code runner is never hidden.
+   * A pinned name is never hidden.
    */
   mask(visible: (name: string) => boolean, scope: string | undefined): () => void {
     const mask: Mask = { visible, scope };
@@ -136,7 +117,7 @@ export class ToolTable {
 
   /** Whether a mask hides the global tool `name` from `scope`'s view. */
   #hidden(name: string, scope: string | undefined): boolean {
-    if (name === this.#codeRunnerName) return false;
+    if (this.#pinned(name)) return false;
     return this.#masks.some((m) =>
       (m.scope === undefined || m.scope === scope) && !m.visible(name)
     );
@@ -147,25 +128,20 @@ export class ToolTable {
     return this.#view(scope).list;
   }
 
-  /** The visible schemas of `scope` for `mode`, sorted by name and cached. */
-  schemas(mode: ToolMode, scope: string | undefined): readonly ToolSchema[] {
-    if (mode !== "native" && mode !== "code" && mode !== "both") {
-      throw new TypeError(
-        `Cannot list tool schemas: mode is ${
-          describeValue(mode)
-        }, expected "native", "code" or "both"`,
-      );
-    }
+  /**
+   * The visible schemas of `scope` that `lists` selects, sorted by name and cached under `key`
+   * (the same key must always come with the same selection).
+   */
+  schemas(
+    key: string,
+    lists: (definition: AnyToolDefinition) => boolean,
+    scope: string | undefined,
+  ): readonly ToolSchema[] {
     const view = this.#view(scope);
-    let schemas = view.schemas.get(mode);
+    let schemas = view.schemas.get(key);
     if (schemas === undefined) {
-      const runner = this.#codeRunnerName;
-      schemas = Object.freeze(
-        view.entries.filter((e) =>
-          mode === "both" || (mode === "code") === (e.definition.name === runner)
-        ).map((e) => e.schema),
-      );
-      view.schemas.set(mode, schemas);
+      schemas = Object.freeze(view.entries.filter((e) => lists(e.definition)).map((e) => e.schema));
+      view.schemas.set(key, schemas);
     }
     return schemas;
   }
