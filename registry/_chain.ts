@@ -33,7 +33,8 @@ import {
 import { aroundView, type BodyOptions, runBody } from "../tools/run_body.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
-import type { Next, ToolCall, ToolMiddleware } from "./types.ts";
+import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
+import { prePhase, preSugar } from "./_pre_execute.ts";
 
 /** One step: the call and the rest of the chain. */
 export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
@@ -64,14 +65,15 @@ function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, 
     phases.get("tools/post-execute")!.push(postSugar(ctx));
   }
   if (ctx.listenerCount("tools/pre-execute") > 0) {
-    phases.get("tools/pre-execute")!.push(policyStep(ctx, true, [], false));
+    phases.get("tools/pre-execute")!.push(preSugar(ctx) as Step);
   }
   if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
   const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
   for (const { phase, run, guard } of sorted) {
-    if (run !== undefined) {
-      phases.get(phase)!.push((guard !== undefined ? run : PHASE_RULES[phase](run)) as Step);
-    }
+    if (run === undefined) continue;
+    // Pre-execute middleware is combined by `prePhase` (decisions), not wrapped one by one.
+    const raw = guard !== undefined || phase === "tools/pre-execute";
+    phases.get(phase)!.push((raw ? run : PHASE_RULES[phase](run)) as Step);
   }
   return phases;
 }
@@ -85,7 +87,9 @@ export function buildChain(
   const phases = byPhase(ctx, installed);
   const get = (phase: ToolPhase) => phases.get(phase)!;
   const bodies = get("body");
-  const rest: Step[] = policySteps(ctx, installed, [...get("tools/pre-execute"), ...get("guard")]);
+  const pre = get("tools/pre-execute") as PreExecuteMiddleware[];
+  const policy = pre.length > 0 ? [prePhase(ctx, pre), ...get("guard")] : get("guard");
+  const rest: Step[] = policySteps(ctx, installed, policy);
   rest.push(...get("tools/execute"));
   if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
   const options = { ...body, abortSuccess: bodies.length === 0 };

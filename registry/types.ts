@@ -26,7 +26,7 @@ export type {
   ResultObserver,
   ToolPhase,
 } from "../tools/hooks.ts";
-import type { ApprovalScope, Guard, ToolPhase } from "../tools/hooks.ts";
+import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "../tools/hooks.ts";
 import type { ToolMode, ToolSchema } from "../tools/tool_table.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
@@ -83,6 +83,31 @@ export type ToolMiddleware = (
   call: ToolCall,
   next: Next,
 ) => Promise<ToolOutcome> | ToolOutcome;
+
+/**
+ * `tools/pre-execute` middleware: besides calling `next()` or denying with an error outcome, it may
+ * return a decision. The phase combines decisions before any ask is sent: a `deny` ends the phase
+ * (a later deny cancels an earlier ask, so the user is never prompted before a denial), an `ask` is
+ * held until every pre-execute middleware has passed (a later ask replaces it), `allow` changes
+ * nothing.
+ *
+ * @example Usage
+ * ```ts
+ * import { createHarness } from "./tools_plugin.ts";
+ * import type { PreExecuteMiddleware } from "./types.ts";
+ * import { equal } from "node:assert/strict";
+ * const ctx = await createHarness();
+ * const noEtc: PreExecuteMiddleware = (call, next) =>
+ *   call.name === "rm" ? { kind: "deny", reason: "no rm" } : next();
+ * ctx.tools.use("tools/pre-execute", noEtc);
+ * equal(typeof noEtc, "function");
+ * await ctx.fiber.dispose();
+ * ```
+ */
+export type PreExecuteMiddleware = (
+  call: ToolCall,
+  next: Next,
+) => Promise<ToolOutcome | PreExecuteDecision> | ToolOutcome | PreExecuteDecision;
 
 /**
  * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
@@ -148,6 +173,8 @@ export interface ToolRegistry {
    * Installs middleware in `phase` (an effect of the caller's fiber: disposing it removes the
    * middleware). The chain runs middleware by phase (`TOOL_PHASES`), then by installation.
    */
+  use(phase: "tools/pre-execute", middleware: PreExecuteMiddleware): () => void;
+  /** Installs middleware in `phase`; see {@linkcode ToolMiddleware} for what each phase allows. */
   use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
   /** Installs middleware in the `tools/execute` phase (around dispatch). */
   use(middleware: ToolMiddleware): () => void;

@@ -273,7 +273,12 @@ export function denied(reason: string): ToolOutcome {
   return errorOutcome(reason, { code: "DENIED" });
 }
 
-function checkPreDecision(value: unknown): PreExecuteDecision {
+/**
+ * `value` as a `tools/pre-execute` decision.
+ *
+ * @throws {TypeError} When it is not `{kind: "allow"}`, `{kind: "deny", reason}` or `{kind: "ask", reason?, scope?}`.
+ */
+export function checkPreDecision(value: unknown): PreExecuteDecision {
   const d = value as { kind?: unknown; reason?: unknown } | null;
   if (typeof d === "object" && d !== null) {
     if (d.kind === "allow") return d as PreExecuteDecision;
