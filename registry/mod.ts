@@ -25,11 +25,5 @@ export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { toolsPlugin } from "./tools_plugin.ts";
 
 export type { ToolCall } from "./tool_call.ts";
-export type {
-  ExecuteRequest,
-  Next,
-  PreExecuteMiddleware,
-  ToolLayer,
-  ToolMiddleware,
-  ToolRegistry,
-} from "./types.ts";
+export type { ExecuteRequest, Next, ToolLayer, ToolMiddleware, ToolRegistry } from "./types.ts";
+export type { PreExecuteMiddleware } from "./types.ts";

@@ -85,23 +85,14 @@ export type ToolMiddleware = (
 ) => Promise<ToolOutcome> | ToolOutcome;
 
 /**
- * `tools/pre-execute` middleware: besides calling `next()` or denying with an error outcome, it may
- * return a decision. The phase combines decisions before any ask is sent: a `deny` ends the phase
- * (a later deny cancels an earlier ask, so the user is never prompted before a denial), an `ask` is
- * held until every pre-execute middleware has passed (a later ask replaces it), `allow` changes
- * nothing.
+ * `tools/pre-execute` middleware, which may also return a decision: a `deny` ends the phase, an
+ * `ask` is held until every pre-execute middleware passed (a later ask replaces it), `allow` passes.
  *
  * @example Usage
  * ```ts
- * import { createHarness } from "./tools_plugin.ts";
  * import type { PreExecuteMiddleware } from "./types.ts";
- * import { equal } from "node:assert/strict";
- * const ctx = await createHarness();
- * const noEtc: PreExecuteMiddleware = (call, next) =>
+ * const noRm: PreExecuteMiddleware = (call, next) =>
  *   call.name === "rm" ? { kind: "deny", reason: "no rm" } : next();
- * ctx.tools.use("tools/pre-execute", noEtc);
- * equal(typeof noEtc, "function");
- * await ctx.fiber.dispose();
  * ```
  */
 export type PreExecuteMiddleware = (
