@@ -23,7 +23,7 @@
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { ApprovalScope, PreExecuteDecision, ToolRegistry } from "../registry/types.ts";
+import type { ApprovalScope, ToolRegistry } from "../registry/types.ts";
 import { baseDir, isInside, policyFilePath, resolvePath, resolveTarget } from "./_paths.ts";
 import { ProtectedPaths } from "./protected_paths.ts";
 import { FS_TARGET_EVENT } from "./fs_plugin.ts";
@@ -178,8 +178,6 @@ function createJudge(
   return { rootOf, judge };
 }
 
-const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
-
 /**
  * The plugin.
  *
@@ -215,7 +213,7 @@ export const workspacePolicyPlugin: {
 
     registry.use("tools/pre-execute", async function workspacePolicy(call, next) {
       const { exec } = call;
-      const filePath = policyFilePath(ALLOW, exec, tools);
+      const filePath = policyFilePath(exec, tools);
       if (filePath === undefined) return await next();
       const root = await rootOf(exec);
       const lexical = resolvePath(filePath, baseDir(exec.agent?.cwd, config.root));
