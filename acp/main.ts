@@ -17,9 +17,8 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import type { LogLevel } from "../core/mod.ts";
-import type { PreExecuteDecision } from "../tools/hooks.ts";
 import type { ToolsContext } from "../registry/tools_plugin.ts";
-import type { ToolExecution } from "../tools/mod.ts";
+import type { PreExecuteMiddleware } from "../registry/mod.ts";
 import type { AgentConfig } from "./config.ts";
 import { compilePermissionRules, type PermissionMatcher } from "../tools/permission_rules.ts";
 import { EarlyInitialize } from "./_early_initialize.ts";
@@ -129,22 +128,18 @@ export function usesDeepSeek(config: AgentConfig, apiKey: string | undefined): b
   return config.model.provider === "deepseek" || (apiKey !== undefined && apiKey !== "");
 }
 
-function permissionGate(config: AgentConfig, safety: SafetyState) {
+function permissionGate(config: AgentConfig, safety: SafetyState): PreExecuteMiddleware {
   // The user's rules first, then the safe defaults (MCP tools and unsandboxed bash ask),
   // compiled once and again only when bash learns whether it is sandboxed.
   let compiled: { sandboxed: boolean | undefined; match: PermissionMatcher } | undefined;
-  return function gate(
-    decision: PreExecuteDecision,
-    exec: ToolExecution,
-  ): PreExecuteDecision | undefined {
-    if (decision.kind !== "allow") return undefined;
+  return function gate({ exec }, next) {
     if (compiled === undefined || compiled.sandboxed !== safety.bashSandboxed) {
       const rules = [...config.permissions, ...defaultRules(safety)];
       compiled = { sandboxed: safety.bashSandboxed, match: compilePermissionRules(rules) };
     }
     const rule = compiled.match(exec.name, exec.arguments)?.rule;
     const verdict = rule?.decision ?? config.defaultDecision;
-    if (verdict === "allow") return undefined;
+    if (verdict === "allow") return next();
     if (verdict === "deny") {
       return {
         kind: "deny",
@@ -273,7 +268,7 @@ async function serve(
   const lifetime = watchLifetime();
   let reason: StopReason = "stdin closed";
   try {
-    ctx.on("tools/pre-execute", permissionGate(config, safety));
+    ctx.tools.use("tools/pre-execute", permissionGate(config, safety));
     ctx.tools.restrict(config.tools); // dsh.jsonc "tools": hidden from every session's model
     // Tools load after the connection is up; session requests wait for them.
     const ready = loadTools(ctx, startup, {

@@ -4,7 +4,6 @@
  * @module
  */
 import type { ToolExecution } from "../tools/definition.ts";
-import type { PreExecuteDecision } from "../registry/types.ts";
 
 /**
  * Resolves `path` against `base` and normalizes `.`, `..` and repeated slashes.
@@ -48,20 +47,18 @@ export function baseDir(agentCwd: string | undefined, fallback: string | undefin
 }
 
 /**
- * The `file_path` of a call an fs policy should judge: `undefined` when the decision is already
- * a deny, the tool is not one of `tools`, or the argument is absent or not a non-empty string.
+ * The `file_path` of a call an fs policy should judge: `undefined` when the tool is not one of
+ * `tools`, or the argument is absent or not a non-empty string.
  *
- * @param decision The pre-execute decision so far.
  * @param exec The execution.
  * @param tools The tool names the policy covers.
  * @returns The raw `file_path`, or `undefined`.
  */
 export function policyFilePath(
-  decision: PreExecuteDecision,
   exec: ToolExecution,
   tools: ReadonlySet<string>,
 ): string | undefined {
-  if (decision.kind === "deny" || !tools.has(exec.name)) return undefined;
+  if (!tools.has(exec.name)) return undefined;
   const args = exec.arguments;
   if (typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
   const filePath = (args as { file_path?: unknown }).file_path;

@@ -13,8 +13,7 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import type { ToolExecution } from "../tools/definition.ts";
-import type { PreExecuteDecision, ToolRegistry } from "../registry/types.ts";
+import type { ToolRegistry } from "../registry/types.ts";
 import { HarnessError } from "../core/errors.ts";
 import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
@@ -118,30 +117,25 @@ export const readBeforeEditPlugin: {
       if (now === undefined) return undefined;
       return sameVersion(version, now) ? undefined : staleFileReason(name, path);
     }
-    ctx.on(
-      "tools/pre-execute",
-      async function readBeforeEdit(
-        decision: PreExecuteDecision,
-        exec: ToolExecution,
-      ): Promise<PreExecuteDecision | undefined> {
-        const filePath = policyFilePath(decision, exec, tools);
-        if (filePath === undefined) return undefined;
-        const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
-        const sessionId = exec.agent?.sessionId ?? "";
-        if (seen.get(sessionId)?.has(path)) {
-          const stale = await staleness(exec.name, sessionId, path);
-          return stale === undefined ? undefined : { kind: "deny", reason: stale };
-        }
-        // A new file has nothing to read; a missing one is the tool's own "file not found".
-        const info = await executorFor(executor, exec.agent?.sessionId).stat(path)
-          .catch(() => undefined);
-        if (info === undefined) return undefined;
-        return { kind: "deny", reason: readBeforeEditReason(path) };
-      },
-    );
+    registry.use("tools/pre-execute", async function readBeforeEdit(call, next) {
+      const { exec } = call;
+      const filePath = policyFilePath(exec, tools);
+      if (filePath === undefined) return await next();
+      const path = resolvePath(filePath, baseDir(exec.agent?.cwd, config.cwd));
+      const sessionId = exec.agent?.sessionId ?? "";
+      if (seen.get(sessionId)?.has(path)) {
+        const stale = await staleness(exec.name, sessionId, path);
+        return stale === undefined ? await next() : { kind: "deny", reason: stale };
+      }
+      // A new file has nothing to read; a missing one is the tool's own "file not found".
+      const info = await executorFor(executor, exec.agent?.sessionId).stat(path)
+        .catch(() => undefined);
+      if (info === undefined) return await next();
+      return { kind: "deny", reason: readBeforeEditReason(path) };
+    });
     // Again right before the tool runs: the file may have changed while approval was pending.
     registry.use("tools/execute", async function staleWriteGuard(call, next) {
-      const filePath = policyFilePath({ kind: "allow" }, call.exec, tools);
+      const filePath = policyFilePath(call.exec, tools);
       if (filePath !== undefined) {
         const path = resolvePath(filePath, baseDir(call.agent?.cwd, config.cwd));
         const stale = await staleness(call.name, call.agent?.sessionId ?? "", path);

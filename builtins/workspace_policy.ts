@@ -23,7 +23,7 @@
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { ApprovalScope, PreExecuteDecision } from "../registry/types.ts";
+import type { ApprovalScope, ToolRegistry } from "../registry/types.ts";
 import { baseDir, isInside, policyFilePath, resolvePath, resolveTarget } from "./_paths.ts";
 import { ProtectedPaths } from "./protected_paths.ts";
 import { FS_TARGET_EVENT } from "./fs_plugin.ts";
@@ -193,6 +193,10 @@ export const workspacePolicyPlugin: {
 } = {
   name: "workspace-policy",
   apply(ctx: Context, config: WorkspacePolicyConfig = {}): void {
+    const registry = ctx.get<ToolRegistry>("tools");
+    if (registry === undefined) {
+      throw new TypeError("Cannot apply the workspace policy: ctx.tools is not provided");
+    }
     const { outside = "ask" } = config;
     if (outside !== "ask" && outside !== "deny") {
       throw new TypeError(
@@ -207,25 +211,20 @@ export const workspacePolicyPlugin: {
     // The real target each asked call was judged on (by execution token).
     const judged = new WeakMap<symbol, string>();
 
-    ctx.on(
-      "tools/pre-execute",
-      async function workspacePolicy(
-        decision: PreExecuteDecision,
-        exec: ToolExecution,
-      ): Promise<PreExecuteDecision | undefined> {
-        const filePath = policyFilePath(decision, exec, tools);
-        if (filePath === undefined) return undefined;
-        const root = await rootOf(exec);
-        const lexical = resolvePath(filePath, baseDir(exec.agent?.cwd, config.root));
-        const target = await resolveTarget(lexical);
-        const verdict = judge(exec, lexical, target, root);
-        if (verdict === undefined) return undefined;
-        if (verdict.kind === "deny") return { kind: "deny", reason: verdict.reason };
-        judged.set(exec.token, target ?? lexical);
-        // Replaces an earlier unscoped ask: a tool-wide "always" must not cover this one.
-        return { kind: "ask", reason: verdict.reason, scope: verdict.scope };
-      },
-    );
+    registry.use("tools/pre-execute", async function workspacePolicy(call, next) {
+      const { exec } = call;
+      const filePath = policyFilePath(exec, tools);
+      if (filePath === undefined) return await next();
+      const root = await rootOf(exec);
+      const lexical = resolvePath(filePath, baseDir(exec.agent?.cwd, config.root));
+      const target = await resolveTarget(lexical);
+      const verdict = judge(exec, lexical, target, root);
+      if (verdict === undefined) return await next();
+      if (verdict.kind === "deny") return { kind: "deny", reason: verdict.reason };
+      judged.set(exec.token, target ?? lexical);
+      // Replaces an earlier unscoped ask: a tool-wide "always" must not cover this one.
+      return { kind: "ask", reason: verdict.reason, scope: verdict.scope };
+    });
 
     ctx.on(
       FS_TARGET_EVENT,

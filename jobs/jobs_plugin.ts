@@ -48,11 +48,12 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
     ctx.provide("jobs", jobs);
     ctx.effect(() => () => jobs.dispose());
     ctx.on("agent/disposed", (agent: AgentHandle) => jobs.disposeOwner(agent.sessionId));
-    if (options.spill !== false) ctx.on("tools/post-execute", spillPolicy(options.spill ?? {}));
+    const tools = ctx.get<ToolRegistry>("tools");
+    if (options.spill !== false) tools?.use("tools/post-execute", spillPolicy(options.spill ?? {}));
     // Background mode, once, before anything awaits: a plugin applied right after this one
     // (bash) registers its `background: true` tool with `run_in_background` already on offer.
     const layer = backgroundLayer(jobs, ctx.logger);
-    let installed = ctx.get<ToolRegistry>("tools")?.use(layer) !== undefined;
+    let installed = tools?.use(layer) !== undefined;
     const maxAgeMs = options.maxFileAgeMs ?? 7 * 24 * 3600 * 1000;
     const dirs = [options.spillDir, options.spill ? options.spill.dir : undefined];
     await Promise.all(

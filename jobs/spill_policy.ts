@@ -6,7 +6,7 @@
  * @module
  */
 import type { ContentBlock } from "../tools/content.ts";
-import type { PostExecuteListener } from "../registry/types.ts";
+import type { ToolMiddleware } from "../registry/types.ts";
 
 /** Options for {@linkcode spillPolicy}. */
 export interface SpillPolicyOptions {
@@ -137,7 +137,8 @@ export function cutMiddle(text: string, maxBytes: number, path: string): SpillCu
 }
 
 /**
- * Builds the spill policy listener: `ctx.on("tools/post-execute", spillPolicy(options))`.
+ * Builds the spill policy, `tools/post-execute` middleware:
+ * `ctx.tools.use("tools/post-execute", spillPolicy(options))`.
  *
  * It applies to every accepted result (native, plugin and MCP tools alike) except: nested Code
  * Mode calls (`exec.parent` set; the program consumes the full value and the enclosing `run_code`
@@ -146,18 +147,18 @@ export function cutMiddle(text: string, maxBytes: number, path: string): SpillCu
  * On any failure the original result is kept.
  *
  * @param options Cap, directory and skip list.
- * @returns The listener.
+ * @returns The middleware.
  * @throws {RangeError} When `maxInlineBytes` is below 512.
  *
  * @example Usage
  * ```ts
  * import { spillPolicy } from "./spill_policy.ts";
  * import { equal } from "node:assert/strict";
- * const listener = spillPolicy({ maxInlineBytes: 1024 });
- * equal(typeof listener, "function");
+ * const middleware = spillPolicy({ maxInlineBytes: 1024 });
+ * equal(typeof middleware, "function");
  * ```
  */
-export function spillPolicy(options: SpillPolicyOptions = {}): PostExecuteListener {
+export function spillPolicy(options: SpillPolicyOptions = {}): ToolMiddleware {
   const { maxInlineBytes = 40_000, dir, skip = ["job_output"] } = options;
   if (!Number.isSafeInteger(maxInlineBytes) || maxInlineBytes < 512) {
     throw new RangeError(
@@ -166,16 +167,15 @@ export function spillPolicy(options: SpillPolicyOptions = {}): PostExecuteListen
   }
   const skipped = new Set(skip);
   let spillDir: Promise<string> | undefined;
-  return async function spillListener(decision, exec, outcome) {
-    if (decision.kind !== "accept" || exec.parent !== undefined || skipped.has(exec.name)) {
-      return undefined;
-    }
-    const content: readonly ContentBlock[] = decision.content ?? outcome.content;
+  return async function spill({ exec }, next) {
+    const outcome = await next();
+    if (exec.parent !== undefined || skipped.has(exec.name)) return outcome;
+    const content: readonly ContentBlock[] = outcome.content;
     const texts = content.filter((block) => block.type === "text");
-    if (texts.length === 0) return undefined;
+    if (texts.length === 0) return outcome;
     const full = texts.map((block) => block.text).join("\n");
     if (full.length <= maxInlineBytes / 3 && ENCODER.encode(full).length <= maxInlineBytes) {
-      return undefined;
+      return outcome;
     }
     try {
       spillDir ??= dir !== undefined
@@ -184,7 +184,7 @@ export function spillPolicy(options: SpillPolicyOptions = {}): PostExecuteListen
       const safeId = exec.callId.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80);
       const path = `${await spillDir}/${safeId}-${crypto.randomUUID().slice(0, 8)}.txt`;
       const cut = cutMiddle(full, maxInlineBytes, path);
-      if (cut === undefined) return undefined;
+      if (cut === undefined) return outcome;
       await Deno.writeTextFile(path, full);
       exec.agent?.appendEvent("tool/spill", {
         callId: exec.callId,
@@ -201,9 +201,9 @@ export function spillPolicy(options: SpillPolicyOptions = {}): PostExecuteListen
       const first = content.indexOf(texts[0]!);
       const replaced: ContentBlock[] = content.filter((block) => block.type !== "text");
       replaced.splice(first, 0, { type: "text", text: cut.preview });
-      return { ...decision, content: replaced };
+      return { ...outcome, content: replaced };
     } catch {
-      return undefined;
+      return outcome;
     }
   };
 }

@@ -18,22 +18,13 @@ import {
   normalizeAuthored,
   type ToolOutcome,
 } from "../tools/outcome.ts";
-import {
-  ABORTED_DURING_POLICY,
-  type ApprovalScope,
-  ask,
-  type Guard,
-  PHASE_RULES,
-  runGuard,
-  runPost,
-  runPreExecute,
-  TOOL_PHASES,
-  type ToolPhase,
-} from "../tools/hooks.ts";
+import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "../tools/hooks.ts";
+import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "../tools/hooks.ts";
+import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "../tools/hooks.ts";
 import { aroundView, type BodyOptions, runBody } from "../tools/run_body.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
-import type { Next, ToolCall, ToolMiddleware } from "./types.ts";
+import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
 
 /** One step: the call and the rest of the chain. */
 export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
@@ -64,14 +55,14 @@ function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, 
     phases.get("tools/post-execute")!.push(postSugar(ctx));
   }
   if (ctx.listenerCount("tools/pre-execute") > 0) {
-    phases.get("tools/pre-execute")!.push(policyStep(ctx, true, [], false));
+    phases.get("tools/pre-execute")!.push(preSugar(ctx) as Step);
   }
   if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
   const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
   for (const { phase, run, guard } of sorted) {
-    if (run !== undefined) {
-      phases.get(phase)!.push((guard !== undefined ? run : PHASE_RULES[phase](run)) as Step);
-    }
+    if (run === undefined) continue;
+    const raw = guard !== undefined || phase === "tools/pre-execute";
+    phases.get(phase)!.push((raw ? run : PHASE_RULES[phase](run)) as Step);
   }
   return phases;
 }
@@ -85,7 +76,9 @@ export function buildChain(
   const phases = byPhase(ctx, installed);
   const get = (phase: ToolPhase) => phases.get(phase)!;
   const bodies = get("body");
-  const rest: Step[] = policySteps(ctx, installed, [...get("tools/pre-execute"), ...get("guard")]);
+  const pre = get("tools/pre-execute") as PreExecuteMiddleware[];
+  const policy = pre.length > 0 ? [prePhase(ctx, pre), ...get("guard")] : get("guard");
+  const rest: Step[] = policySteps(installed, policy);
   rest.push(...get("tools/execute"));
   if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
   const options = { ...body, abortSuccess: bodies.length === 0 };
@@ -131,29 +124,21 @@ export async function askFor(
   return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
 }
 
-/** Policy: one fused step when only `ctx.on` and `guard()` are installed, else each middleware. */
-function policySteps(ctx: Context, installed: readonly Installed[], steps: Step[]): Step[] {
-  if (steps.length === 0) return steps;
+/** Policy: one fused step when only `guard()` is installed, else each middleware. */
+function policySteps(installed: readonly Installed[], steps: Step[]): Step[] {
   const policy = installed.filter((e) => e.phase === "guard" || e.phase === "tools/pre-execute");
-  if (!policy.every((e) => e.guard !== undefined)) return [...steps, abortRecheck];
+  if (steps.length === 0) return steps;
+  if (steps.length > policy.length || !policy.every((e) => e.guard !== undefined)) {
+    return [...steps, abortRecheck];
+  }
   const guards = policy.sort((a, b) => a.seq - b.seq).map((e) => e.guard!);
-  return [policyStep(ctx, ctx.listenerCount("tools/pre-execute") > 0, guards, true)];
-}
-
-/** Steps 3–5: the `ctx.on("tools/pre-execute")` waterfall with approval, `guards`, the re-check. */
-function policyStep(ctx: Context, pre: boolean, guards: readonly Guard[], recheck: boolean): Step {
-  return async (call, next) => {
-    if (pre) {
-      const denial = await runPreExecute(ctx, call.exec, call.signal);
-      if (denial === ABORTED_DURING_POLICY) return abortedBeforeDispatch();
-      if (denial !== undefined) return denial;
-    }
+  return [async (call, next) => {
     for (const guard of guards) {
       const denial = runGuard(guard, call.exec);
       if (denial !== undefined) return denial;
     }
-    return recheck && call.signal.aborted ? abortedBeforeDispatch() : await next();
-  };
+    return call.signal.aborted ? abortedBeforeDispatch() : await next();
+  }];
 }
 
 /** The unknown-name and pre-abort checks in front of `run`, without a step (no post-execute). */
@@ -213,3 +198,39 @@ function postSugar(ctx: Context): Step {
     return outcome === abortedBeforeDispatch() ? outcome : await runPost(ctx, call.exec, outcome);
   };
 }
+
+/** `tools/pre-execute` as one step: the held ask of `decide` goes out after the last middleware. */
+function prePhase(ctx: Context, middleware: readonly PreExecuteMiddleware[]): Step {
+  const run = composeLayers<Pass, AbortSignal | undefined, ToolOutcome>(
+    middleware.map(decide),
+    async ({ call, next, ask }) =>
+      ask === undefined ? next() : await askFor(ctx, call, ask) ?? next(),
+  );
+  return (call, next) => run({ call, next }, undefined);
+}
+
+type Pass = { readonly call: CallRecord; readonly next: Next; ask?: Parameters<typeof askFor>[2] };
+
+/**
+ * One pre-execute middleware; decisions combine as the `ctx.on` waterfall's do: a deny ends the
+ * phase before any ask is sent, an ask is held in the `Pass` (a later one replaces it).
+ */
+function decide(run: PreExecuteMiddleware): (pass: Pass, next: Next) => Promise<ToolOutcome> {
+  return PHASE_RULES["tools/pre-execute"](async (pass: Pass, next) => {
+    const result: unknown = await run(pass.call, next);
+    if (typeof result !== "object" || result === null || "isError" in result) {
+      return result as ToolOutcome;
+    }
+    const decision = checkPreDecision(result);
+    if (decision.kind === "deny") {
+      return denied(decision.reason || `tool "${pass.call.name}" was denied by policy`);
+    }
+    if (decision.kind === "ask") pass.ask = decision;
+    return await next();
+  }) as (pass: Pass, next: Next) => Promise<ToolOutcome>;
+}
+
+/** The `ctx.on("tools/pre-execute")` listeners as one middleware: the waterfall's decision. */
+const preSugar = (ctx: Context): PreExecuteMiddleware => (call) =>
+  ctx.waterfall<PreExecuteDecision>("tools/pre-execute", ALLOW, call.exec);
+const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });

@@ -28,6 +28,7 @@ export type { ToolCall } from "./tool_call.ts";
 export type {
   ExecuteRequest,
   Next,
+  PreExecuteMiddleware,
   ToolLayer,
   ToolMiddleware,
   ToolMode,

@@ -26,7 +26,7 @@ export type {
   ResultObserver,
   ToolPhase,
 } from "../tools/hooks.ts";
-import type { ApprovalScope, Guard, ToolPhase } from "../tools/hooks.ts";
+import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "../tools/hooks.ts";
 import type { ToolSchema } from "../tools/tool_table.ts";
 
 /** How tools are presented to the model (Code Mode's `run_code` versus the native tools). */
@@ -86,6 +86,22 @@ export type ToolMiddleware = (
   call: ToolCall,
   next: Next,
 ) => Promise<ToolOutcome> | ToolOutcome;
+
+/**
+ * `tools/pre-execute` middleware, which may also return a decision: a `deny` ends the phase, an
+ * `ask` is held until every pre-execute middleware passed (a later ask replaces it), `allow` passes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { PreExecuteMiddleware } from "./types.ts";
+ * const noRm: PreExecuteMiddleware = (call, next) =>
+ *   call.name === "rm" ? { kind: "deny", reason: "no rm" } : next();
+ * ```
+ */
+export type PreExecuteMiddleware = (
+  call: ToolCall,
+  next: Next,
+) => Promise<ToolOutcome | PreExecuteDecision> | ToolOutcome | PreExecuteDecision;
 
 /**
  * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
@@ -151,6 +167,8 @@ export interface ToolRegistry {
    * Installs middleware in `phase` (an effect of the caller's fiber: disposing it removes the
    * middleware). The chain runs middleware by phase (`TOOL_PHASES`), then by installation.
    */
+  use(phase: "tools/pre-execute", middleware: PreExecuteMiddleware): () => void;
+  /** Installs middleware in `phase`; see {@linkcode ToolMiddleware} for what each phase allows. */
   use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
   /** Installs middleware in the `tools/execute` phase (around dispatch). */
   use(middleware: ToolMiddleware): () => void;

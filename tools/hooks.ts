@@ -139,34 +139,10 @@ export interface ApprovalService {
   ): Promise<ApprovalOutcome>;
 }
 
-/** What {@linkcode runPreExecute} answers when approval was cancelled because the caller aborted. */
+/** What {@linkcode ask} answers when approval was cancelled because the caller aborted. */
 export const ABORTED_DURING_POLICY: unique symbol = Symbol("aborted during policy");
 
-const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
 const ACCEPT: PostExecuteDecision = Object.freeze({ kind: "accept" });
-
-/**
- * The `tools/pre-execute` listeners (`ctx.on`) and approval. Returns a denial outcome,
- * {@linkcode ABORTED_DURING_POLICY}, or `undefined` when the call may run. Throws are pipeline
- * failures for the caller to normalize.
- */
-export async function runPreExecute(
-  ctx: Context,
-  exec: ToolExecution,
-  signal: AbortSignal,
-): Promise<ToolOutcome | typeof ABORTED_DURING_POLICY | undefined> {
-  const name = exec.name;
-  const decision = checkPreDecision(
-    await ctx.waterfall<unknown>("tools/pre-execute", ALLOW, exec),
-  );
-  if (decision.kind === "deny") {
-    return denied(
-      decision.reason === "" ? `tool "${name}" was denied by policy` : decision.reason,
-    );
-  }
-  if (decision.kind === "ask") return await ask(ctx, exec, decision, signal);
-  return undefined;
-}
 
 /**
  * Runs one guard: its denial outcome, or `undefined` when it passes.
@@ -273,7 +249,12 @@ export function denied(reason: string): ToolOutcome {
   return errorOutcome(reason, { code: "DENIED" });
 }
 
-function checkPreDecision(value: unknown): PreExecuteDecision {
+/**
+ * `value` as a `tools/pre-execute` decision.
+ *
+ * @throws {TypeError} When it is not `{kind: "allow"}`, `{kind: "deny", reason}` or `{kind: "ask", reason?, scope?}`.
+ */
+export function checkPreDecision(value: unknown): PreExecuteDecision {
   const d = value as { kind?: unknown; reason?: unknown } | null;
   if (typeof d === "object" && d !== null) {
     if (d.kind === "allow") return d as PreExecuteDecision;

@@ -36,7 +36,7 @@ Deno.test("the spill policy cuts a large MCP result like a native one", async ()
   await using dir = await tempDir();
   await using ctx = await harness();
   await ctx.plugin(mcpPlugin, { servers: { everything: EVERYTHING } }).ready;
-  ctx.on("tools/post-execute", spillPolicy({ maxInlineBytes: 1024, dir: dir.path }));
+  ctx.tools.use("tools/post-execute", spillPolicy({ maxInlineBytes: 1024, dir: dir.path }));
   const message = Array.from({ length: 400 }, (_, i) => `line ${i}`).join("\n");
   const outcome = await ctx.tools.execute({
     callId: "big",

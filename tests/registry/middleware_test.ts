@@ -318,3 +318,43 @@ Deno.test("ctx.tools.ask() routes a pre-execute middleware's ask to ctx.approval
     { name: "deploy", reason: "deploys are risky" },
   ]);
 });
+
+Deno.test("pre-execute decisions: a later deny cancels an earlier ask before anyone is asked", async () => {
+  await using h = await harness();
+  const counter = { runs: 0 };
+  h.ctx.tools.register(countingTool("deploy", counter));
+  h.ctx.tools.register(countingTool("build", counter));
+  const asked: (string | undefined)[] = [];
+  h.ctx.provide("approval", {
+    request(_exec: ToolExecution, options: { readonly reason?: string }) {
+      asked.push(options.reason);
+      return Promise.resolve("allowed-once" satisfies ApprovalOutcome);
+    },
+  });
+  const order: string[] = [];
+  h.ctx.tools.use("tools/pre-execute", (call) => {
+    order.push(`ask ${call.name}`);
+    return { kind: "ask", reason: "first" };
+  });
+  h.ctx.tools.use("tools/pre-execute", (call, next) => {
+    order.push(`second ${call.name}`);
+    return call.name === "deploy" ? { kind: "deny", reason: "no deploys" } : next();
+  });
+  h.ctx.tools.use("tools/pre-execute", (call) => {
+    order.push(`narrow ${call.name}`);
+    return { kind: "ask", reason: "narrower" };
+  });
+  const agent = fakeAgent();
+  const denied = await h.ctx.tools.execute({ callId: "1", name: "deploy", arguments: {}, agent });
+  equal(text(denied), "Error: no deploys");
+  deepEqual(asked, [], "the deny came before any prompt");
+  deepEqual(order, ["ask deploy", "second deploy"]);
+  const built = await h.ctx.tools.execute({ callId: "2", name: "build", arguments: {}, agent });
+  equal(built.isError, false);
+  deepEqual(asked, ["narrower"], "one prompt, with the last ask, after the whole phase");
+  equal(counter.runs, 1);
+  h.ctx.tools.use("tools/pre-execute", () => ({ kind: "maybe" }) as never);
+  const bad = await h.ctx.tools.execute({ callId: "3", name: "build", arguments: {}, agent });
+  ok(text(bad).includes("tools/pre-execute produced an invalid decision"), text(bad));
+  equal(counter.runs, 1);
+});
