@@ -28,18 +28,13 @@ import {
 import { describeRunError } from "./_fs_errors.ts";
 import type { RunOptions, RunResult } from "../tools/executor.ts";
 import { concatBytes } from "../core/bytes.ts";
+import { DRAIN_IDLE_MS, drained } from "../tools/pipe_drain.ts";
 
 /** Size of the reused pipe read buffer. */
 const READ_BUFFER_BYTES = 1 << 18;
 
 /** How long to wait for the kernel after SIGKILL before reporting survivors as an error. */
 const CONFIRM_MS = 5000;
-
-/**
- * After the command ended and its tree was killed, reading stops once the output pipe has been
- * idle this long: only an escaped descendant can still hold it open.
- */
-export const DRAIN_IDLE_MS = 300;
 
 /** The environment variable that tags every process of a run (inherited by descendants). */
 export const MARKER_NAME = "DSH_EXEC_TREE";
@@ -340,25 +335,6 @@ export async function spawnTree(
     clearTimeout(timer);
     release();
     signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-/**
- * Waits for the pump to end; false when the pipe stayed idle for {@linkcode DRAIN_IDLE_MS}
- * (counted from the call at the earliest, so the pump always gets a full window for the EOF).
- */
-async function drained(pump: Promise<void>, idleMs: () => number): Promise<boolean> {
-  let done = false;
-  const ended = pump.then(() => done = true);
-  const start = Date.now();
-  for (;;) {
-    const idle = Math.min(idleMs(), Date.now() - start);
-    if (idle >= DRAIN_IDLE_MS) return done;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const wait = new Promise((resolve) => timer = setTimeout(resolve, DRAIN_IDLE_MS - idle));
-    await Promise.race([ended, wait]);
-    clearTimeout(timer);
-    if (done) return true;
   }
 }
 

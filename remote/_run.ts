@@ -18,7 +18,8 @@ import { mergedScript, type RunOptions, type RunResult } from "../tools/executor
 import { initStatusSignal } from "../jobs/process_containment.ts";
 import { disconnected, gone, isConnectionLoss, unavailable } from "./_errors.ts";
 import type { Orphan, SandboxLink } from "./_connection.ts";
-import { drained, pumpOutput, readProtocol } from "./_streams.ts";
+import { pumpOutput, readProtocol } from "./_streams.ts";
+import { drained } from "../tools/pipe_drain.ts";
 
 /** The marker's variable (as local: `DSH_EXEC_TREE`). */
 const MARKER = "DSH_EXEC_TREE";

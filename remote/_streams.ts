@@ -12,12 +12,7 @@
  * @module
  */
 import type { RunOptions } from "../tools/executor.ts";
-
-/**
- * After the command ended, reading stops once the output stayed idle this long: only an escaped
- * descendant can still hold it open (as local).
- */
-export const DRAIN_IDLE_MS = 300;
+import { DRAIN_IDLE_MS } from "../tools/pipe_drain.ts";
 
 /** A reader that can stop: `read` gives `undefined` at the end or once stopped. */
 class Abandonable {
@@ -174,29 +169,6 @@ export function pumpOutput(
       await done;
     },
   };
-}
-
-/**
- * Waits for the pump to end; false when it stayed idle for {@linkcode DRAIN_IDLE_MS} (counted
- * from the call at the earliest).
- *
- * @param pump The pump's `done`.
- * @param idleMs The pump's idle time.
- * @returns True when the stream ended.
- */
-export async function drained(pump: Promise<void>, idleMs: () => number): Promise<boolean> {
-  let done = false;
-  const ended = pump.then(() => done = true);
-  const start = Date.now();
-  for (;;) {
-    const idle = Math.min(idleMs(), Date.now() - start);
-    if (idle >= DRAIN_IDLE_MS) return done;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const wait = new Promise((resolve) => timer = setTimeout(resolve, DRAIN_IDLE_MS - idle));
-    await Promise.race([ended, wait]);
-    clearTimeout(timer);
-    if (done) return true;
-  }
 }
 
 /** The wrapper's stderr: its first line (`dsh:pid N` or `dsh:nocwd`), then diagnostics. */

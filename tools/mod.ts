@@ -158,3 +158,4 @@ export type {
   RuleDecision,
   RuleMatch,
 } from "./permission_rules.ts";
+export { DRAIN_IDLE_MS, drained } from "./pipe_drain.ts";
