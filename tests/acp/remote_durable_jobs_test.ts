@@ -5,54 +5,15 @@
  * reattaches the sandbox and adopts the job, and `job_output` and `job_kill` work on it.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { client, ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { startSandboxStandIn } from "../../testing/mod.ts";
+import { launchAgent } from "./_launcher.ts";
 import { readSessionLog } from "../../agent/mod.ts";
 import { tempDir, within } from "../_helpers.ts";
 
-const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
-
-async function agentTaskFlags(): Promise<string[]> {
-  const tasks = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks as Record<string, string>;
-  return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
-}
-
 /** Runs the launcher as an editor would and connects an SDK client (it allows every ask). */
-async function launch(ws: string, args: readonly string[], env: Record<string, string>) {
-  const updates: SessionUpdate[] = [];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args],
-    cwd: ws,
-    clearEnv: true,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const errDone = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
-  })();
-  const connection = client({ name: "remote-jobs" })
-    .onNotification("session/update", ({ params }) => void updates.push(params.update))
-    .onRequest("session/request_permission", () => ({
-      outcome: { outcome: "selected", optionId: "allow_once" },
-    }))
-    .connect(ndJsonStream(child.stdin, child.stdout));
-  await connection.agent.request("initialize", { protocolVersion: 1 });
-  return {
-    a: connection.agent,
-    updates,
-    async close(): Promise<string> {
-      connection.close();
-      await child.stdin.close().catch(() => {});
-      await child.status;
-      await errDone;
-      return stderr;
-    },
-  };
+function launch(ws: string, args: readonly string[], env: Record<string, string>) {
+  return launchAgent(ws, args, env, "allow_once");
 }
 
 async function script(dir: string, name: string, steps: unknown[]): Promise<string> {

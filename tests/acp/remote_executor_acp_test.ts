@@ -7,70 +7,16 @@
  * project config asking for a remote executor is ignored (nothing is uploaded) and listed.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { client, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { startSandboxStandIn } from "../../testing/mod.ts";
+import { launchAgent, pidsWith } from "./_launcher.ts";
 import { readSessionLog } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";
 
-const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
-
-async function agentTaskFlags(): Promise<string[]> {
-  const tasks = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks as Record<string, string>;
-  return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
-}
-
-/** Pids whose command line holds every one of `parts`. */
-function pidsWith(...parts: string[]): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
-      if (parts.every((part) => argv.some((arg) => arg.includes(part)))) {
-        found.push(Number(entry.name));
-      }
-    } catch { /* gone */ }
-  }
-  return found;
-}
-
-/** Runs the launcher as an editor would and connects an SDK client. */
-async function launch(ws: string, args: readonly string[], env: Record<string, string>) {
-  const updates: SessionUpdate[] = [];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args],
-    cwd: ws,
-    clearEnv: true,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const errDone = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
-  })();
-  const app = client({ name: "remote-executor" })
-    .onNotification("session/update", ({ params }) => void updates.push(params.update))
-    .onRequest("session/request_permission", () => ({
-      outcome: { outcome: "selected", optionId: "reject_once" },
-    }));
-  const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
-  await connection.agent.request("initialize", { protocolVersion: 1 });
-  return {
-    a: connection.agent,
-    updates,
-    async close(): Promise<string> {
-      connection.close();
-      await child.stdin.close().catch(() => {});
-      await child.status;
-      await errDone;
-      return stderr;
-    },
-  };
+/** Runs the launcher as an editor would and connects an SDK client (it rejects every ask). */
+function launch(ws: string, args: readonly string[], env: Record<string, string>) {
+  return launchAgent(ws, args, env, "reject_once");
 }
 
 function toolOutput(updates: readonly SessionUpdate[]): string {

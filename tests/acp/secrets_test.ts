@@ -10,31 +10,7 @@ import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
 import { fakeDeepSeek } from "../agent/_deepseek_server.ts";
 import { plainEnv } from "./_snapshot.ts";
-
-// The `agent` task's entry (deno.json), as a user's editor runs it.
-const LAUNCH = new URL("../../acp/dsh_agent.ts", import.meta.url).pathname;
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
-
-/** The permission flags of `deno task agent`, read from deno.json. */
-async function agentTaskFlags(): Promise<string[]> {
-  const tasks = JSON.parse(await Deno.readTextFile(DENO_JSON)).tasks as Record<string, string>;
-  return tasks.agent!.split(" ").filter((word) => word.startsWith("--allow-"));
-}
-
-/** Pids whose command line holds every one of `parts`. */
-function pidsWith(...parts: string[]): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const argv = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
-      if (parts.every((part) => argv.some((arg) => arg.includes(part)))) {
-        found.push(Number(entry.name));
-      }
-    } catch { /* gone */ }
-  }
-  return found;
-}
+import { agentTaskFlags, LAUNCH, pidsWith } from "./_launcher.ts";
 
 function environOf(pid: number): string {
   return Deno.readTextFileSync(`/proc/${pid}/environ`);
