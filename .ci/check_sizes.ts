@@ -32,11 +32,10 @@ export const MAX_FUNCTION_LINES = 80;
 /** Longest allowed file, in lines. */
 export const MAX_FILE_LINES = 400;
 /**
- * Line budgets of whole folders. registry/ holds what runs a call: 1,150 since the one middleware
- * extension point (issue 24) and Code Mode's listing split moved out of tools/ (moving that split
- * on into codemode/, behind a listing hook, is the next step).
+ * Line budgets of whole folders. registry/ holds everything that runs a call (the table, the
+ * definition check, the hooks, the chain and the body moved back from tools/, issue 24): 2,100.
  */
-export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 1150 };
+export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 2100 };
 
 /** Every rule, in report order. */
 export const RULES: readonly string[] = ["function-lines", "file-lines", "folder-lines"];

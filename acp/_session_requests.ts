@@ -17,7 +17,7 @@ import { isAbsolute } from "node:path";
 import { type Agent, createAgent } from "../agent/agent.ts";
 import { onAgentEvent } from "../agent/mod.ts";
 import type { ContentBlock, ToolExecution } from "../tools/mod.ts";
-import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../tools/hooks.ts";
+import type { ApprovalOutcome, ApprovalScope, ApprovalService } from "../registry/hooks.ts";
 import type { LiveSession, ServerState } from "./_server_state.ts";
 import { IMPORT_COMMAND } from "./_session_dir.ts";
 import type { PluginChange } from "./_plugin_slot.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ApprovalOutcome, ApprovalScope } from "../registry/types.ts";
+import type { ApprovalOutcome, ApprovalScope } from "../registry/hooks.ts";
 import type { ToolCallCardWire } from "./session_update_wire.ts";
 
 /** One choice of a permission prompt. */

@@ -2,7 +2,7 @@
 import type { JsonObject } from "../core/json.ts";
 import { errorOutcome, materializeContent } from "../tools/outcome.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import type { ToolOutcome } from "../registry/types.ts";
+import type { ToolOutcome } from "../tools/outcome.ts";
 import type { ArgumentsProblem } from "./_tool_arguments.ts";
 
 const INVALID_ARGS = "INVALID_ARGS";

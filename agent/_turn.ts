@@ -7,7 +7,8 @@
  */
 import { errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { ToolMode, ToolOutcome } from "../registry/types.ts";
+import type { ToolMode } from "../registry/types.ts";
+import type { ToolOutcome } from "../tools/outcome.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
 import type { AgentHandle } from "../tools/definition.ts";

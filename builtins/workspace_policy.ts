@@ -23,7 +23,8 @@
  */
 import type { Context } from "../core/context.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { ApprovalScope, ToolRegistry } from "../registry/types.ts";
+import type { ToolRegistry } from "../registry/types.ts";
+import type { ApprovalScope } from "../registry/hooks.ts";
 import { baseDir, isInside, policyFilePath, resolvePath, resolveTarget } from "./_paths.ts";
 import { ProtectedPaths } from "./protected_paths.ts";
 import { FS_TARGET_EVENT } from "./fs_plugin.ts";

@@ -6,7 +6,8 @@
  */
 import type { Context, Plugin } from "../core/context.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { Next, ToolMode, ToolOutcome, ToolRegistry } from "../registry/types.ts";
+import type { Next, ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { ToolOutcome } from "../tools/outcome.ts";
 import { CODE_RUNNER_NAME } from "../registry/tool_registry.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";

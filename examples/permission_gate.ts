@@ -1,6 +1,6 @@
 /**
  * A permission gate plugin: rules of tool-name glob + argument globs → allow / ask / deny,
- * applied on `tools/pre-execute`. The rules are dsh.jsonc's `"permissions"` syntax, matched by
+ * installed as `tools/pre-execute` middleware with `ctx.tools.use()`. The rules are dsh.jsonc's `"permissions"` syntax, matched by
  * the same compiled matcher (`compilePermissionRules` from `@dsh/harness/registry`).
  *
  * ```ts
@@ -18,21 +18,16 @@
  * await ctx.fiber.dispose();
  * ```
  *
- * The first matching rule wins. The gate only tightens: it never turns an earlier `deny` into
- * `ask`/`allow`, nor an `ask` into `allow` (allow < ask < deny). Without a match the decision is
- * left as it is (or set to `fallback`).
+ * The first matching rule wins. A `deny` or `ask` is the gate's decision; an `allow` passes the
+ * call on (`next()`), so the gate only tightens: the chain lets a deny win over any ask, and no
+ * middleware can undo another's deny (allow < ask < deny). Without a match the call passes on (or
+ * gets `fallback`).
  *
  * @module
  */
-import {
-  compilePermissionRules,
-  type PermissionRule,
-  type PreExecuteDecision,
-  type PreExecuteListener,
-  type RuleDecision,
-} from "@dsh/harness/tools";
-import type { Context } from "@dsh/harness/core";
-import type { ToolExecution } from "@dsh/harness/tools";
+import { compilePermissionRules, type PermissionRule, type RuleDecision } from "@dsh/harness/tools";
+import type { PreExecuteMiddleware } from "@dsh/harness/registry";
+import type { ToolsContext } from "@dsh/harness";
 
 export type { PermissionRule };
 
@@ -67,10 +62,11 @@ export const name: string = "permission-gate";
  */
 export const inject: readonly string[] = ["tools"];
 
-const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;
+const DECISIONS: readonly string[] = ["allow", "ask", "deny"];
 
 /**
- * Installs the gate as a `tools/pre-execute` listener of this plugin's fiber.
+ * Installs the gate as `tools/pre-execute` middleware of this plugin's fiber (disposing the
+ * plugin removes it).
  *
  * @param ctx The plugin context.
  * @param config The rules.
@@ -89,15 +85,15 @@ const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;
  * await ctx.fiber.dispose();
  * ```
  */
-export function apply(ctx: Context, config: PermissionGateConfig): void {
-  ctx.on("tools/pre-execute", createPermissionGate(config));
+export function apply(ctx: ToolsContext, config: PermissionGateConfig): void {
+  ctx.tools.use("tools/pre-execute", createPermissionGate(config));
 }
 
 /**
- * Builds the `tools/pre-execute` listener for `config` (rules are compiled once).
+ * Builds the `tools/pre-execute` middleware for `config` (rules are compiled once).
  *
  * @param config The rules.
- * @returns The listener.
+ * @returns The middleware: a `deny` or `ask` decision, or `next()`.
  * @throws {TypeError} When a rule is malformed.
  *
  * @example Usage
@@ -105,13 +101,14 @@ export function apply(ctx: Context, config: PermissionGateConfig): void {
  * import { createPermissionGate } from "./permission_gate.ts";
  * import { deepEqual } from "node:assert/strict";
  * const gate = createPermissionGate({ rules: [{ tool: "bash", args: { command: "git *" }, decision: "allow" }], fallback: "ask" });
- * const exec = { name: "bash", arguments: { command: "rm -rf /" } } as never;
- * deepEqual(gate({ kind: "allow" }, exec), { kind: "ask", reason: 'tool "bash" needs approval (no permission rule allows it)' });
+ * const call = { name: "bash", arguments: { command: "rm -rf /" } } as never;
+ * const next = () => Promise.resolve({ isError: false, content: [] });
+ * deepEqual(gate(call, next), { kind: "ask", reason: 'tool "bash" needs approval (no permission rule allows it)' });
  * ```
  */
-export function createPermissionGate(config: PermissionGateConfig): PreExecuteListener {
+export function createPermissionGate(config: PermissionGateConfig): PreExecuteMiddleware {
   const { rules, fallback } = config ?? {};
-  if (fallback !== undefined && !(fallback in SEVERITY)) {
+  if (fallback !== undefined && !DECISIONS.includes(fallback)) {
     throw new TypeError(
       `Cannot create a permission gate: fallback is ${
         JSON.stringify(fallback)
@@ -124,19 +121,15 @@ export function createPermissionGate(config: PermissionGateConfig): PreExecuteLi
   } catch (error) {
     throw new TypeError(`Cannot create a permission gate: ${(error as Error).message}`);
   }
-  return function permissionGate(
-    current: PreExecuteDecision,
-    exec: ToolExecution,
-  ): PreExecuteDecision | undefined {
-    const found = match(exec.name, exec.arguments);
+  return function permissionGate(call, next) {
+    const found = match(call.name, call.arguments);
     const kind = found?.rule.decision ?? fallback;
-    if (kind === undefined || SEVERITY[kind] <= SEVERITY[current.kind]) return undefined;
-    if (kind === "allow") return { kind: "allow" };
+    if (kind === undefined || kind === "allow") return next();
     const verb = kind === "ask" ? "needs approval" : "is denied";
     const reason = found?.rule.reason ??
       (found === undefined
-        ? `tool "${exec.name}" ${verb} (no permission rule allows it)`
-        : `tool "${exec.name}" ${verb} by permission rule ${found.index + 1} (${
+        ? `tool "${call.name}" ${verb} (no permission rule allows it)`
+        : `tool "${call.name}" ${verb} by permission rule ${found.index + 1} (${
           JSON.stringify(found.rule.tool)
         })`);
     return kind === "ask" ? { kind: "ask", reason } : { kind: "deny", reason };

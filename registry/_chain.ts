@@ -18,10 +18,10 @@ import {
   normalizeAuthored,
   type ToolOutcome,
 } from "../tools/outcome.ts";
-import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "../tools/hooks.ts";
-import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "../tools/hooks.ts";
-import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "../tools/hooks.ts";
-import { aroundView, type BodyOptions, runBody } from "../tools/run_body.ts";
+import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "./hooks.ts";
+import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "./hooks.ts";
+import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
+import { aroundView, type BodyOptions, runBody } from "./_run_body.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";

@@ -34,3 +34,19 @@ export type {
   ToolMode,
   ToolRegistry,
 } from "./types.ts";
+export { TOOL_PHASES } from "./hooks.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalScope,
+  ApprovalService,
+  AroundExecution,
+  AroundWrapper,
+  Guard,
+  PostExecuteDecision,
+  PostExecuteListener,
+  PreExecuteDecision,
+  PreExecuteListener,
+  ResultObserver,
+  ToolPhase,
+} from "./hooks.ts";
+export type { ToolSchema } from "./types.ts";

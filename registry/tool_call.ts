@@ -16,14 +16,13 @@ import type {
   ArgsValidation,
   ToolExecution,
 } from "../tools/definition.ts";
-import { invalidArgsOutcome, type ToolOutcome } from "../tools/outcome.ts";
-import { type BodyCall, createExecution, deepFreeze, validateArgs } from "../tools/run_body.ts";
+import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
 import type { ExecuteRequest, ToolCall, ToolMode } from "./types.ts";
 
 export type { ToolCall } from "./types.ts";
 
 /** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
-export class CallRecord implements ToolCall, BodyCall {
+export class CallRecord implements ToolCall {
   readonly callId: string;
   readonly name: string;
   readonly arguments: JsonValue = null;
@@ -51,7 +50,7 @@ export class CallRecord implements ToolCall, BodyCall {
 
   constructor(
     owner: object,
-    request: Request,
+    request: ExecuteRequest,
     definition: AnyToolDefinition | undefined,
     signal: AbortSignal,
     logger: Logger,
@@ -93,6 +92,83 @@ export class CallRecord implements ToolCall, BodyCall {
   }
 }
 
+/**
+ * The frozen {@linkcode ToolExecution} the hooks and the body of `call` receive: its output goes to
+ * `onOutput` until the call is published or abandoned, deferred context until it settles.
+ */
+function createExecution(
+  call: CallRecord,
+  onOutput: ((chunk: string) => void) | undefined,
+  logger: Logger,
+): ToolExecution {
+  let decoder: TextDecoder | undefined;
+  const exec: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
+    callId: call.callId,
+    name: call.name,
+    arguments: call.arguments,
+    token: call.token,
+    signal: call.signal,
+    output: Object.freeze({
+      write(chunk: string | Uint8Array): void {
+        // An abandoned body may keep writing after its result was published: drop that.
+        if (onOutput === undefined || call.outcome !== undefined || call.abandoned) return;
+        const text = typeof chunk === "string"
+          ? chunk
+          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
+        try {
+          onOutput(text);
+        } catch (error) {
+          logger.warn(`onOutput threw for call "${call.callId}": ${errorMessage(error)}`);
+        }
+      },
+    }),
+    deferContext(content: readonly ContentBlock[]): void {
+      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
+      if (call.settled) {
+        logger.warn(`deferContext() after call "${call.callId}" settled was dropped`);
+        return;
+      }
+      (call.deferred ??= []).push(blocks);
+    },
+  };
+  if (call.agent !== undefined) exec.agent = call.agent;
+  if (call.parent !== undefined) exec.parent = call.parent;
+  return Object.freeze(exec);
+}
+
+const NOT_JSON: ArgsValidation = Object.freeze({
+  ok: false,
+  violations: Object.freeze(["the arguments are not lossless JSON"]),
+});
+
+/**
+ * The one validation of a call's arguments, made when the registry prepares it (raw definitions:
+ * ok, as they are; `null`: the arguments were not lossless JSON).
+ */
+function validateArgs(
+  definition: AnyToolDefinition | undefined | null,
+  args: JsonValue,
+): ArgsValidation {
+  if (definition === null) return NOT_JSON;
+  const check = definition?.validate;
+  if (check === undefined) return { ok: true, args };
+  try {
+    return check(args);
+  } catch (error) {
+    // The body checks them again and fails with what the check threw.
+    return { ok: false, pending: true, violations: [errorMessage(error)] };
+  }
+}
+
+/** Freezes plain objects and arrays all the way down (a Standard Schema's parsed output). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
+}
+
 /** `isConcurrencySafe(args) === true` (when `valid()`); a throw means no. */
 export function safe(
   definition: AnyToolDefinition | undefined,
@@ -107,15 +183,11 @@ export function safe(
   }
 }
 
-/** A request read once, optional fields possibly `undefined` (`-?` strips it: docs/style.md §2). */
-type Optional = { readonly [K in keyof Required<ExecuteRequest>]: ExecuteRequest[K] | undefined };
-export type Request = Optional & { readonly callId: string; readonly name: string };
-
 /**
  * Reads every request field exactly once (a throwing getter throws here) and checks them; a string
  * says why the request cannot be executed at all (no events are published for it).
  */
-export function readRequest(request: ExecuteRequest): Request | string {
+export function readRequest(request: ExecuteRequest): ExecuteRequest | string {
   if (typeof request !== "object" || request === null) {
     return `tool execution request must be an object, received ${describeValue(request)}`;
   }
@@ -125,7 +197,17 @@ export function readRequest(request: ExecuteRequest): Request | string {
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     return bad("signal", "an AbortSignal", signal);
   }
-  return { callId, name, arguments: args, signal, agent, parent, mode, onOutput };
+  // A fresh request of the fields as read (a later getter call could answer differently).
+  return {
+    callId,
+    name,
+    arguments: args,
+    ...(signal === undefined ? {} : { signal }),
+    ...(agent === undefined ? {} : { agent }),
+    ...(parent === undefined ? {} : { parent }),
+    ...(mode === undefined ? {} : { mode }),
+    ...(onOutput === undefined ? {} : { onOutput }),
+  };
 }
 
 /** The message naming a malformed request field. */

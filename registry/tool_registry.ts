@@ -10,28 +10,14 @@ import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
 import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
-import { assertPositive, checkDefinition } from "../tools/check_definition.ts";
-import { type Entry, ToolTable } from "../tools/tool_table.ts";
-import type { BodyOptions } from "../tools/run_body.ts";
+import { assertPositive, checkDefinition } from "./_check_definition.ts";
+import { type Entry, ToolTable } from "./_tool_table.ts";
+import type { BodyOptions } from "./_run_body.ts";
 import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
-import { runGuard, TOOL_PHASES, type ToolPhase } from "../tools/hooks.ts";
-import {
-  CallRecord,
-  checkScope,
-  lifetime,
-  readRequest,
-  type Request,
-  safe,
-  type ToolCall,
-} from "./tool_call.ts";
-import type {
-  ExecuteRequest,
-  Guard,
-  ToolLayer,
-  ToolMiddleware,
-  ToolMode,
-  ToolRegistry,
-} from "./types.ts";
+import { runGuard, TOOL_PHASES, type ToolPhase } from "./hooks.ts";
+import { CallRecord, checkScope, lifetime, readRequest, safe, type ToolCall } from "./tool_call.ts";
+import type { Guard } from "./hooks.ts";
+import type { ExecuteRequest, ToolLayer, ToolMiddleware, ToolMode, ToolRegistry } from "./types.ts";
 /**
  * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
  *
@@ -250,7 +236,7 @@ class ToolRegistryService {
     return this.#build(read, caller);
   }
 
-  #build(request: Request, caller: Context): CallRecord {
+  #build(request: ExecuteRequest, caller: Context): CallRecord {
     let signals = this.#lifetimes.get(caller);
     if (signals === undefined) this.#lifetimes.set(caller, signals = lifetime(caller));
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
@@ -275,7 +261,7 @@ class ToolRegistryService {
         }
         call = request;
       } else {
-        let read: Request | string;
+        let read: ExecuteRequest | string;
         try {
           read = readRequest(request as ExecuteRequest);
         } catch (error) {

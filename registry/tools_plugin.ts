@@ -9,7 +9,8 @@ import {
   createToolRegistry,
   type ToolRegistryOptions,
 } from "./tool_registry.ts";
-import type { ApprovalService, ToolRegistry } from "./types.ts";
+import type { ToolRegistry } from "./types.ts";
+import type { ApprovalService } from "./hooks.ts";
 
 /** A context on which `ctx.tools` is provided (and `ctx.approval` may be). */
 export type ToolsContext = Context<{

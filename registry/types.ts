@@ -1,6 +1,6 @@
 /**
  * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
- * docs/contracts.md §2's; the hook types live in `tools/hooks.ts` and are re-exported here).
+ * docs/contracts.md §2's; the hook types live in `hooks.ts`).
  *
  * @module
  */
@@ -8,30 +8,23 @@ import type { AgentHandle, AnyToolDefinition } from "../tools/definition.ts";
 import type { ToolFilter } from "../tools/tool_filter.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
-import type { ArgsValidation, ToolExecution } from "../tools/definition.ts";
+import type { ArgsValidation, JsonSchema, ToolExecution } from "../tools/definition.ts";
 
-export type { ToolErrorCode, ToolOutcome } from "../tools/outcome.ts";
-export type { ToolSchema } from "../tools/tool_table.ts";
-export type {
-  ApprovalOutcome,
-  ApprovalScope,
-  ApprovalService,
-  AroundExecution,
-  AroundWrapper,
-  Guard,
-  PostExecuteDecision,
-  PostExecuteListener,
-  PreExecuteDecision,
-  PreExecuteListener,
-  ResultObserver,
-  ToolPhase,
-} from "../tools/hooks.ts";
-import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "../tools/hooks.ts";
-import type { ToolSchema } from "../tools/tool_table.ts";
+import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
 
 /** How tools are presented to the model (Code Mode's `run_code` versus the native tools). */
 export type ToolMode = "native" | "code" | "both";
 import type { ToolOutcome } from "../tools/outcome.ts";
+
+/** A model-facing tool schema. */
+export interface ToolSchema {
+  /** Tool name. */
+  readonly name: string;
+  /** Description. */
+  readonly description: string;
+  /** JSON Schema of the arguments. */
+  readonly parameters: JsonSchema;
+}
 
 /** Input of {@linkcode ToolRegistry.execute}. */
 export interface ExecuteRequest {

@@ -10,7 +10,7 @@ import { codeModePlugin } from "../codemode/mod.ts";
 import { jobsPlugin } from "../jobs/mod.ts";
 import type { Executor } from "../tools/executor.ts";
 import type { AgentHandle } from "../tools/definition.ts";
-import type { ToolOutcome } from "../registry/types.ts";
+import type { ToolOutcome } from "../tools/outcome.ts";
 import type { JsonObject } from "../core/json.ts";
 
 /** The harness of one matrix case. */

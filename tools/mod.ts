@@ -127,22 +127,6 @@ export type {
   RunResult,
   SpawnOptions,
 } from "./executor.ts";
-export type {
-  ApprovalOutcome,
-  ApprovalScope,
-  ApprovalService,
-  AroundExecution,
-  AroundWrapper,
-  Guard,
-  PostExecuteDecision,
-  PostExecuteListener,
-  PreExecuteDecision,
-  PreExecuteListener,
-  ResultObserver,
-  ToolPhase,
-} from "./hooks.ts";
-export { TOOL_PHASES } from "./hooks.ts";
-export type { ToolSchema } from "./tool_table.ts";
 export type { ToolErrorCode, ToolOutcome } from "./outcome.ts";
 export type { ToolFilter } from "./tool_filter.ts";
 export {

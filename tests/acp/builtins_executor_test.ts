@@ -8,7 +8,7 @@ import { loadBuiltins } from "../../acp/_builtins.ts";
 import { DEFAULT_CONFIG } from "../../acp/config.ts";
 import type { SafetyState } from "../../acp/_safety_config.ts";
 import { tempDir } from "../_helpers.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { createSandboxExecutor } from "../../builtins/sandbox.ts";
 import { LazyExecutor } from "../../acp/_lazy_bash.ts";

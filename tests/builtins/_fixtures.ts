@@ -1,7 +1,7 @@
 /** Shared doubles for the builtins tests (hand-written, no mocking library). */
 import type { AgentHandle } from "../../tools/definition.ts";
 import type { JsonObject } from "../../core/json.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 
 /** A recording agent double. */
 export interface FakeAgent extends AgentHandle {

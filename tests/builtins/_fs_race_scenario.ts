@@ -9,7 +9,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { workspacePolicyPlugin } from "../../builtins/workspace_policy.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { tempDir } from "../_helpers.ts";
 import { fakeAgent, fsHarness, text } from "./_fixtures.ts";
 import { usePinnedOpen } from "../../builtins/mod.ts";

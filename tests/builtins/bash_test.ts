@@ -4,7 +4,7 @@ import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { createHarness, type ToolsContext } from "../../mod.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import {
   markedSleep,
   tempDir,

@@ -7,7 +7,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { SessionPermissions } from "../../acp/session_permissions.ts";
 import type { PermissionRequestWire } from "../../acp/session_permissions.ts";
 import { workspacePolicyPlugin } from "../../builtins/workspace_policy.ts";
-import type { ApprovalScope, PreExecuteDecision } from "../../registry/types.ts";
+import type { ApprovalScope, PreExecuteDecision } from "../../registry/hooks.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import { tempDir } from "../_helpers.ts";
 import { fakeAgent, fsHarness, text } from "./_fixtures.ts";

@@ -6,7 +6,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { ProtectedPaths } from "../../builtins/protected_paths.ts";
 import { workspacePolicyPlugin } from "../../builtins/workspace_policy.ts";
-import type { ApprovalOutcome, ApprovalScope } from "../../registry/types.ts";
+import type { ApprovalOutcome, ApprovalScope } from "../../registry/hooks.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import { tempDir } from "../_helpers.ts";
 import { fakeAgent, fsHarness, text } from "./_fixtures.ts";

@@ -4,7 +4,7 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { readBeforeEditPlugin, staleFileReason } from "../../builtins/read_before_edit.ts";
-import type { ApprovalService } from "../../registry/types.ts";
+import type { ApprovalService } from "../../registry/hooks.ts";
 import { tempDir } from "../_helpers.ts";
 import { fakeAgent, fsHarness, text } from "./_fixtures.ts";
 

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createHarness } from "../../mod.ts";
-import type { PreExecuteDecision, ToolOutcome } from "../../tools/mod.ts";
+import type { ToolOutcome } from "../../tools/mod.ts";
+import type { PreExecuteDecision } from "../../registry/mod.ts";
 import type { AgentHandle, ToolExecution } from "../../tools/definition.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { codeModePlugin, createRunCodeTool, EMPTY_RUN_TEXT } from "../../codemode/mod.ts";

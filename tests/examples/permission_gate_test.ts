@@ -3,7 +3,7 @@ import * as permissionGate from "../../examples/permission_gate.ts";
 import { createPermissionGate } from "../../examples/permission_gate.ts";
 import { createHarness } from "../../mod.ts";
 import { matchGlob } from "../../tools/mod.ts";
-import type { ApprovalService } from "../../registry/types.ts";
+import type { ApprovalService } from "../../registry/hooks.ts";
 import { fakeAgent } from "../registry/_harness.ts";
 
 Deno.test("permission gate plugin allows, asks and denies by tool glob and argument pattern", async (t) => {
@@ -87,17 +87,52 @@ Deno.test("permission gate plugin allows, asks and denies by tool glob and argum
   }
 });
 
-Deno.test("createPermissionGate() never loosens an earlier decision", () => {
-  const gate = createPermissionGate({ rules: [{ tool: "*", decision: "allow" }] });
-  const exec = { name: "x", arguments: {} } as never;
-  equal(gate({ kind: "deny", reason: "earlier" }, exec), undefined);
-  equal(gate({ kind: "ask" }, exec), undefined);
-  const strict = createPermissionGate({ rules: [{ tool: "*", decision: "ask" }] });
-  deepEqual(strict({ kind: "allow" }, exec), {
-    kind: "ask",
-    reason: 'tool "x" needs approval by permission rule 1 ("*")',
-  });
-  equal(strict({ kind: "deny", reason: "earlier" }, exec), undefined);
+Deno.test("the gate never loosens another middleware's decision", async () => {
+  const ctx = await createHarness({ logSink: () => {} });
+  try {
+    ctx.tools.register({
+      name: "x",
+      description: "x",
+      parameters: { type: "object" },
+      execute: () => [{ type: "text", text: "x ran" }],
+    });
+    const asked: string[] = [];
+    ctx.provide(
+      "approval",
+      {
+        request(_call, options) {
+          asked.push(options.reason ?? "");
+          return Promise.resolve("rejected");
+        },
+      } satisfies ApprovalService,
+    );
+    const run = async (earlier: "deny" | "ask", gate: "allow" | "ask") => {
+      const fiber = ctx.plugin({
+        name: "earlier",
+        inject: ["tools"],
+        apply(c: typeof ctx) {
+          c.tools.use("tools/pre-execute", () => ({ kind: earlier, reason: `earlier ${earlier}` }));
+        },
+      });
+      const gated = ctx.plugin(permissionGate, { rules: [{ tool: "*", decision: gate }] });
+      const outcome = await ctx.tools.execute({
+        callId: `${earlier}-${gate}`,
+        name: "x",
+        arguments: {},
+        agent: fakeAgent(),
+      });
+      await gated.dispose();
+      await fiber.dispose();
+      return outcome.content[0]?.type === "text" ? outcome.content[0].text : "";
+    };
+    equal(await run("deny", "allow"), "Error: earlier deny");
+    equal(await run("deny", "ask"), "Error: earlier deny");
+    asked.length = 0;
+    equal(await run("ask", "allow"), 'Error: the user rejected tool "x"');
+    deepEqual(asked, ["earlier ask"]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
 });
 
 Deno.test("createPermissionGate() rejects malformed rules", () => {
@@ -125,10 +160,11 @@ Deno.test("createPermissionGate() and dsh.jsonc decide the same rules the same w
   const gate = createPermissionGate({ rules });
   const config = { ...DEFAULT_CONFIG, permissions: rules };
   for (const [name, args] of [["bash", { command: "git log" }], ["bash", { command: "rm x" }]]) {
-    const exec = { name, arguments: args } as never;
-    const decision = (await gate({ kind: "allow" }, exec)) ?? { kind: "allow" };
+    const call = { name, arguments: args } as never;
+    const next = () => Promise.resolve({ isError: false, content: [] });
+    const decision = await gate(call, next);
     equal(
-      decision.kind,
+      "kind" in decision ? decision.kind : "allow",
       decide(config, name as string, args).decision,
     );
   }

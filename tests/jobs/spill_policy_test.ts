@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { createHarness } from "../../registry/tools_plugin.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import type { AgentHandle } from "../../tools/definition.ts";
 import type { JsonObject } from "../../core/json.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";

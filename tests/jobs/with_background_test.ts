@@ -2,7 +2,7 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { createHarness } from "../../registry/tools_plugin.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import type { AgentHandle } from "../../tools/definition.ts";
-import type { ToolOutcome } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import { jobOf, withBackground } from "../../jobs/with_background.ts";

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { ToolExecution } from "../../tools/definition.ts";
-import type { PreExecuteDecision } from "../../tools/mod.ts";
+import type { PreExecuteDecision } from "../../registry/mod.ts";
 import { spillPolicy } from "../../jobs/mod.ts";
 import { createRunCodeTool, generateSdk } from "../../codemode/mod.ts";
 import { mcpPlugin } from "../../mcp/mod.ts";

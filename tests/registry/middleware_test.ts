@@ -6,7 +6,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { defineTool } from "../../tools/define_tool.ts";
 import { errorOutcome, type ToolOutcome } from "../../tools/outcome.ts";
-import { type ApprovalOutcome, TOOL_PHASES, type ToolPhase } from "../../tools/hooks.ts";
+import { type ApprovalOutcome, TOOL_PHASES, type ToolPhase } from "../../registry/hooks.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolCall, ToolMiddleware } from "../../registry/types.ts";
 import { countingTool, fakeAgent, harness, rawTool, text } from "./_harness.ts";

@@ -3,7 +3,8 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
 import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
 import { defineTool } from "../../tools/define_tool.ts";
-import type { AroundExecution, ToolOutcome } from "../../registry/types.ts";
+import type { AroundExecution } from "../../registry/hooks.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { countingTool, harness, rawTool, text } from "./_harness.ts";
 
 type Next = () => Promise<ToolOutcome>;

@@ -8,8 +8,8 @@ import type {
   AroundExecution,
   PostExecuteDecision,
   PreExecuteDecision,
-  ToolOutcome,
-} from "../../registry/types.ts";
+} from "../../registry/hooks.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { countingTool, fakeAgent, harness, rawTool, text } from "./_harness.ts";
 
 Deno.test("execute() runs the phases in order (recording listeners)", async () => {

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { HarnessError } from "../../core/errors.ts";
-import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
+import type { ToolRegistry } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
 
 /** Calls `name` with empty arguments on behalf of an agent of session `sessionId`. */

@@ -5,7 +5,8 @@ import { codeModeRoute } from "../../codemode/plugin.ts";
 import { createHarness } from "../../mod.ts";
 import { createToolRegistry, toolsPlugin } from "../../registry/mod.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
-import type { ToolOutcome, ToolRegistry } from "../../registry/types.ts";
+import type { ToolRegistry } from "../../registry/types.ts";
+import type { ToolOutcome } from "../../tools/outcome.ts";
 import { harness, rawTool, text } from "./_harness.ts";
 
 /** The exact outcome of a call whose arguments are not lossless JSON (docs/contracts.md §2 step 1). */

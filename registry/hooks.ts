@@ -7,8 +7,8 @@
  */
 import { describeValue } from "../core/error_message.ts";
 import type { Context } from "../core/context.ts";
-import type { ContentBlock } from "./content.ts";
-import type { ToolExecution } from "./definition.ts";
+import type { ContentBlock } from "../tools/content.ts";
+import type { ToolExecution } from "../tools/definition.ts";
 import {
   abortedBeforeDispatch,
   errorOutcome,
@@ -18,7 +18,7 @@ import {
   normalizeAuthored,
   successOutcome,
   type ToolOutcome,
-} from "./outcome.ts";
+} from "../tools/outcome.ts";
 
 /**
  * The phases of a tool call, outermost first: the order `ctx.tools.use(phase, middleware)` composes

@@ -7,128 +7,23 @@
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import type { ContentBlock } from "./content.ts";
-import type { JsonValue } from "../core/json.ts";
 import type {
   AgentHandle,
   AnyToolDefinition,
-  ArgsValidation,
   BackgroundJob,
   ExecuteReturn,
   ToolExecution,
-} from "./definition.ts";
-import { ToolArgsError } from "./tool_args_error.ts";
+} from "../tools/definition.ts";
+import { ToolArgsError } from "../tools/tool_args_error.ts";
 import type { AroundExecution } from "./hooks.ts";
+import type { CallRecord } from "./tool_call.ts";
 import {
   aborted,
   errorOutcome,
-  materializeContent,
   normalizeReturn,
   thrownOutcome,
   type ToolOutcome,
-} from "./outcome.ts";
-
-/** The call whose body runs: what {@linkcode runBody} reads, and the flags it sets. */
-export interface BodyCall {
-  readonly callId: string;
-  readonly name: string;
-  readonly arguments: JsonValue;
-  readonly token: symbol;
-  readonly agent?: AgentHandle;
-  readonly parent?: symbol;
-  /** Set when the call is published (later output is dropped). */
-  readonly outcome: ToolOutcome | undefined;
-  readonly definition: AnyToolDefinition | undefined;
-  /** The caller's signal (composed with the fiber's lifetime). */
-  readonly signal: AbortSignal;
-  readonly exec: ToolExecution;
-  /** The call's one validation of `arguments` and, when it passed, the parsed `args`. */
-  readonly validation: ArgsValidation;
-  readonly args: unknown;
-  /** False when the caller passed no signal (nothing can abort the body but a deadline). */
-  readonly abortable: boolean;
-  deferred: (readonly ContentBlock[])[] | undefined;
-  settled: boolean;
-  /** Set when the body outlived its abort grace period (its later output is dropped). */
-  abandoned: boolean;
-}
-
-/**
- * The frozen {@linkcode ToolExecution} the hooks and the body of `call` receive: its output goes to
- * `onOutput` until the call is published or abandoned, deferred context until it settles.
- */
-export function createExecution(
-  call: BodyCall,
-  onOutput: ((chunk: string) => void) | undefined,
-  logger: Logger,
-): ToolExecution {
-  let decoder: TextDecoder | undefined;
-  const exec: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
-    callId: call.callId,
-    name: call.name,
-    arguments: call.arguments,
-    token: call.token,
-    signal: call.signal,
-    output: Object.freeze({
-      write(chunk: string | Uint8Array): void {
-        // An abandoned body may keep writing after its result was published: drop that.
-        if (onOutput === undefined || call.outcome !== undefined || call.abandoned) return;
-        const text = typeof chunk === "string"
-          ? chunk
-          : (decoder ??= new TextDecoder()).decode(chunk, { stream: true });
-        try {
-          onOutput(text);
-        } catch (error) {
-          logger.warn(`onOutput threw for call "${call.callId}": ${errorMessage(error)}`);
-        }
-      },
-    }),
-    deferContext(content: readonly ContentBlock[]): void {
-      const blocks = materializeContent(content, "exec.deferContext() received invalid content");
-      if (call.settled) {
-        logger.warn(`deferContext() after call "${call.callId}" settled was dropped`);
-        return;
-      }
-      (call.deferred ??= []).push(blocks);
-    },
-  };
-  if (call.agent !== undefined) exec.agent = call.agent;
-  if (call.parent !== undefined) exec.parent = call.parent;
-  return Object.freeze(exec);
-}
-
-const NOT_JSON: ArgsValidation = Object.freeze({
-  ok: false,
-  violations: Object.freeze(["the arguments are not lossless JSON"]),
-});
-
-/**
- * The one validation of a call's arguments, made when the registry prepares it (raw definitions:
- * ok, as they are; `null`: the arguments were not lossless JSON).
- */
-export function validateArgs(
-  definition: AnyToolDefinition | undefined | null,
-  args: JsonValue,
-): ArgsValidation {
-  if (definition === null) return NOT_JSON;
-  const check = definition?.validate;
-  if (check === undefined) return { ok: true, args };
-  try {
-    return check(args);
-  } catch (error) {
-    // The body checks them again and fails with what the check threw.
-    return { ok: false, pending: true, violations: [errorMessage(error)] };
-  }
-}
-
-/** Freezes plain objects and arrays all the way down (a Standard Schema's parsed output). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  const proto = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-  for (const item of Object.values(value)) deepFreeze(item);
-  return Object.freeze(value);
-}
+} from "../tools/outcome.ts";
 
 /** What the body step needs from the registry. */
 export interface BodyOptions {
@@ -146,7 +41,7 @@ export interface BodyOptions {
  * the body sees `AbortSignal.any` of the caller's signal, that one and the deadline.
  */
 export async function runBody(
-  call: BodyCall,
+  call: CallRecord,
   wrapperSignal: AbortSignal,
   options: BodyOptions,
 ): Promise<ToolOutcome> {
@@ -212,7 +107,7 @@ export async function runBody(
  */
 function dispatch(
   definition: AnyToolDefinition,
-  call: BodyCall,
+  call: CallRecord,
   exec: ToolExecution,
 ): ExecuteReturn | Promise<ExecuteReturn> {
   const typed = definition.validated;
@@ -224,7 +119,7 @@ function dispatch(
   return typed.execute(call.args, exec);
 }
 
-function timedOut(call: BodyCall, timeoutMs: number): ToolOutcome {
+function timedOut(call: CallRecord, timeoutMs: number): ToolOutcome {
   const error = new HarnessError(
     "TOOL_TIMEOUT",
     `tool "${call.name}" timed out after ${timeoutMs} ms`,

@@ -7,17 +7,8 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
-
-/** A model-facing tool schema. */
-export interface ToolSchema {
-  /** Tool name. */
-  readonly name: string;
-  /** Description. */
-  readonly description: string;
-  /** JSON Schema of the arguments. */
-  readonly parameters: JsonSchema;
-}
+import type { AnyToolDefinition } from "../tools/definition.ts";
+import type { ToolSchema } from "./types.ts";
 
 /** A registered definition with its model-facing schema (computed once at registration). */
 export interface Entry {

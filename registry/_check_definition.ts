@@ -6,9 +6,9 @@
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { type JsonValue, snapshotJson } from "../core/json.ts";
-import type { AnyToolDefinition, JsonSchema } from "./definition.ts";
-import { TOOL_NAME_REGEXP } from "./define_tool.ts";
-import type { ToolSchema } from "./tool_table.ts";
+import type { AnyToolDefinition, JsonSchema } from "../tools/definition.ts";
+import { TOOL_NAME_REGEXP } from "../tools/define_tool.ts";
+import type { ToolSchema } from "./types.ts";
 
 /** Checks a definition and returns its frozen model-facing schema. */
 export function checkDefinition(definition: AnyToolDefinition): ToolSchema {
