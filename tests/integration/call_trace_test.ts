@@ -5,7 +5,7 @@
  * files the README's "Architecture: one bash call" section lists.
  */
 import { deepEqual, ok } from "node:assert/strict";
-import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { AgentContext, client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
 import { createHarness } from "../../mod.ts";
 import { createAcpServer } from "../../acp/mod.ts";
@@ -52,8 +52,9 @@ async function readmeFiles(): Promise<string[]> {
 Deno.test("one bash call touches at most 15 product files, the ones the README lists", async () => {
   await using dir = await tempDir();
   const decoder = new TextDecoder();
-  const stacks: Record<"body" | "wire" | "log", string[] | undefined> = {
+  const stacks: Record<"body" | "handoff" | "wire" | "log", string[] | undefined> = {
     body: undefined,
+    handoff: undefined,
     wire: undefined,
     log: undefined,
   };
@@ -72,6 +73,17 @@ Deno.test("one bash call touches at most 15 product files, the ones the README l
       stacks.log ??= productFiles(stackHere());
     }
     return writeSync.call(this, bytes);
+  };
+  // The card's hand-off to the SDK: dsh's last frame before the SDK queues the frame, whose
+  // writer (below) then starts on a fresh stack.
+  type Notify = (this: AgentContext, method: string, params: unknown) => Promise<void>;
+  const notify = AgentContext.prototype.notify as unknown as Notify;
+  (AgentContext.prototype as unknown as { notify: Notify }).notify = function (method, params) {
+    const update = (params as { update?: { sessionUpdate?: string; status?: string } }).update;
+    if (update?.sessionUpdate === "tool_call_update" && update.status === "completed") {
+      stacks.handoff ??= productFiles(stackHere());
+    }
+    return notify.call(this, method, params);
   };
   const adapter = new MockAdapter([
     multiCall([{ id: "c1", name: "bash", args: { command: "echo hi" } }]),
@@ -117,6 +129,7 @@ Deno.test("one bash call touches at most 15 product files, the ones the README l
     await server.close().catch(() => {});
     await ctx.fiber.dispose();
     Deno.FsFile.prototype.writeSync = writeSync;
+    (AgentContext.prototype as unknown as { notify: Notify }).notify = notify;
   }
   for (const [where, files] of Object.entries(stacks)) {
     ok(files !== undefined && files.length > 0, `a stack was captured at the ${where}`);
