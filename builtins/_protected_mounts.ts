@@ -20,7 +20,7 @@
  * @module
  */
 import { errorMessage } from "../core/error_message.ts";
-import { isInside, resolvePath } from "./_paths.ts";
+import { isInside, resolvePath } from "../tools/paths.ts";
 import type { ProtectedMounts } from "./bwrap_args.ts";
 
 type Kind = "dir" | "file" | "link" | "none";

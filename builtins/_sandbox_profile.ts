@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isInside } from "./_paths.ts";
+import { isInside } from "../tools/paths.ts";
 import {
   type BwrapProfile,
   DEFAULT_HIDDEN_PATHS,

@@ -6,7 +6,7 @@
  * @module
  */
 import { describeFsError } from "./_fs_errors.ts";
-import { resolvePath } from "./_paths.ts";
+import { resolvePath } from "../tools/paths.ts";
 import { spawnTree } from "./_spawn.ts";
 import { spawnChild } from "./_spawn_child.ts";
 import { readVerified, writeVerified } from "./_safe_io.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isInside } from "./_paths.ts";
+import { isInside } from "../tools/paths.ts";
 
 /** What a write to a protected path gets from the fs tools. */
 export type ProtectedDecision = "ask" | "deny";

@@ -15,7 +15,8 @@
 import type { Context } from "../core/context.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { HarnessError } from "../core/errors.ts";
-import { baseDir, policyFilePath, resolvePath } from "./_paths.ts";
+import { baseDir, policyFilePath } from "./_paths.ts";
+import { resolvePath } from "../tools/paths.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
 import { LocalExecutor } from "./local_executor.ts";
 import type { FsObservation } from "./fs_read.ts";

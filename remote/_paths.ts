@@ -6,23 +6,7 @@
  * @module
  */
 import { HarnessError } from "../core/errors.ts";
-
-/** `path` resolved against `base` with `.`, `..` and repeated slashes normalized (lexical). */
-export function normalize(path: string, base: string): string {
-  const joined = path.startsWith("/") ? path : `${base}/${path}`;
-  const parts: string[] = [];
-  for (const part of joined.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join("/")}`;
-}
-
-/** True when `path` is `root` or below it (both normalized). */
-export function inside(path: string, root: string): boolean {
-  return root === "/" || path === root || path.startsWith(`${root}/`);
-}
+import { isInside, resolvePath } from "../tools/paths.ts";
 
 /**
  * The normalized path, or a `PERMISSION_DENIED` error naming the roots.
@@ -39,8 +23,8 @@ export function checkedPath(
   what: string,
   name: string,
 ): string {
-  const absolute = normalize(path, roots[0]!);
-  if (roots.some((root) => inside(absolute, root))) return absolute;
+  const absolute = resolvePath(path, roots[0]!);
+  if (roots.some((root) => isInside(absolute, root))) return absolute;
   throw new HarnessError(
     "PERMISSION_DENIED",
     `Cannot ${what} "${path}": it is outside the workspace and writable roots of the ${name} (${

@@ -36,7 +36,7 @@ import type {
 } from "../tools/executor.ts";
 import { NEVER_PASSED_ENV_VARS } from "../core/env_policy.ts";
 import { type LinkSettings, PROVIDER, SandboxLink } from "./_connection.ts";
-import { normalize } from "./_paths.ts";
+import { resolvePath } from "../tools/paths.ts";
 import { SandboxSessionExecutor } from "./_session.ts";
 import type { WorkspaceSync } from "./workspace_sync.ts";
 
@@ -196,7 +196,9 @@ export class DenoSandboxExecutor implements Executor {
     checkOptions(options);
     this.#options = options;
     this.#settings = linkSettings(options);
-    const roots = [options.workspace, ...options.writableRoots ?? []].map((r) => normalize(r, "/"));
+    const roots = [options.workspace, ...options.writableRoots ?? []].map((r) =>
+      resolvePath(r, "/")
+    );
     this.#roots = [...new Set(roots)];
   }
 

@@ -143,3 +143,4 @@ export type {
   RuleMatch,
 } from "./permission_rules.ts";
 export { DRAIN_IDLE_MS, drained } from "./pipe_drain.ts";
+export { isInside, resolvePath } from "./paths.ts";
