@@ -52,8 +52,17 @@ const PARSE_ERRORS: Record<string, string> = {
   InvalidCharacter: "invalid character",
 };
 
-/** The configuration used when no file exists (every field's default). */
-export const DEFAULT_CONFIG: AgentConfig = parseValue({}, "(defaults)");
+/**
+ * The configuration used when no file exists (every field's default). Frozen, all the way down:
+ * every harness of the process reads the same object, so none may change it.
+ */
+export const DEFAULT_CONFIG: AgentConfig = frozen(parseValue({}, "(defaults)"));
+
+function frozen<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) frozen(item);
+  return Object.freeze(value);
+}
 
 function parseValue(raw: unknown, source: string): AgentConfig {
   const { $schema: _, ...config } = CONFIG_FIELD.parse(
