@@ -33,6 +33,9 @@
  * - `one-door`: a name exported by more than one entry point (deno.json `exports`), reported at
  *   each later door's export; the summary line counts exported symbols, names and multi-door
  *   names (`.ci/_one_door.ts`).
+ * - `module-state`: product code keeps mutable state at module level (a top-level `let`, a
+ *   `WeakMap` side table, a collection the file mutates, …), so two harnesses in one process would
+ *   share it; process-wide state is allowlisted with its reason (`.ci/_module_state.ts`).
  *
  * Prints one `file:line …: <rule>` line per violation and a count by rule; exits 1 on any.
  *
@@ -50,6 +53,7 @@ import {
 } from "./_source_files.ts";
 import { findImportCycles, type ImportCycle } from "./_import_cycles.ts";
 import { doorExports, multiDoorNames } from "./_one_door.ts";
+import { MODULE_STATE_ALLOWED, moduleStateViolations } from "./_module_state.ts";
 
 /** Layer of each top-level folder; a folder may import only its own folder or a lower layer. */
 export const LAYERS: Readonly<Record<string, number>> = {
@@ -86,6 +90,7 @@ export const RULES: readonly string[] = [
   "sdk-private",
   "import-cycle",
   "one-door",
+  "module-state",
 ];
 
 /**
@@ -400,6 +405,7 @@ export async function checkLayers(
   const notes: string[] = [];
   let importCount = 0;
   const sources = new Map<string, ts.SourceFile>();
+  const allowed = new Set(Object.keys(MODULE_STATE_ALLOWED));
   for (const file of files) {
     const { source, text } = await parseSourceFile(file, root);
     sources.set(file.path, source);
@@ -414,6 +420,9 @@ export async function checkLayers(
       ),
     ];
     violations.push(...checkSdkPrivate(file, source, text, sdks));
+    if (file.area === "product") {
+      violations.push(...moduleStateViolations(file.path, source, allowed));
+    }
     const edges: string[] = [];
     if (file.area === "product") graph.set(file.path, edges);
     for (const site of sites) {
@@ -438,6 +447,9 @@ export async function checkLayers(
     }
   }
   notes.push(checkOneDoor([...pkg.entries.keys()], sources, violations));
+  for (const key of allowed) {
+    notes.push(`note: module-state allows ${JSON.stringify(key)}, which is gone: remove it`);
+  }
   const cycles = findImportCycles(graph);
   const pending = new Set<string>();
   for (const { path, files: members } of cycles) {

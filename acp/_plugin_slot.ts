@@ -97,6 +97,8 @@ export interface Slot {
   readonly seen: Map<string, string | null>;
   /** The change waiting for the user. */
   pending: PluginChange | undefined;
+  /** The last queued review of this slot (one runs at a time; settles, never rejects). */
+  reviewing: Promise<void>;
   timer: ReturnType<typeof setTimeout> | undefined;
   /** The running `deno check` of the loaded version (a newer load aborts it). */
   check: AbortController | undefined;
@@ -116,16 +118,14 @@ function names(paths: readonly string[]): string {
   return paths.map((path) => JSON.stringify(path)).join(", ");
 }
 
-const reviews = new WeakMap<Slot, Promise<void>>();
-
 /**
  * Compares a slot's files with what was last seen and, when the plugin file changed, holds the
  * change for the user (`options.review`), or loads it at once without a review channel. One
  * review of a slot runs at a time.
  */
 export function reviewChange(loader: Loader, slot: Slot, attempt: Attempt): Promise<void> {
-  const run = (reviews.get(slot) ?? Promise.resolve()).then(() => review(loader, slot, attempt));
-  reviews.set(slot, run.catch(() => {}));
+  const run = slot.reviewing.then(() => review(loader, slot, attempt));
+  slot.reviewing = run.catch(() => {});
   return run;
 }
 

@@ -55,6 +55,7 @@ export function loadConfigPlugins(ctx: ToolsContext, options: ConfigPluginsOptio
     files: plugin.path === undefined ? [] : [plugin.path],
     seen: new Map(),
     pending: undefined,
+    reviewing: Promise.resolve(),
     timer: undefined,
     check: undefined,
     tools: new Set(),

@@ -7,12 +7,7 @@
  */
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import type { ConfigSchema } from "./_config_fields.ts";
-import {
-  compilePermissionRules,
-  type PermissionMatcher,
-  type PermissionRule,
-  type RuleDecision,
-} from "../tools/permission_rules.ts";
+import { compilePermissionRules, type RuleDecision } from "../tools/permission_rules.ts";
 import { CONFIG_FIELD } from "./_config_table.ts";
 import { type ConfigTrust, loadLayers } from "./_config_layers.ts";
 import type { AgentConfig } from "./_config_types.ts";
@@ -57,8 +52,17 @@ const PARSE_ERRORS: Record<string, string> = {
   InvalidCharacter: "invalid character",
 };
 
-/** The configuration used when no file exists (every field's default). */
-export const DEFAULT_CONFIG: AgentConfig = parseValue({}, "(defaults)");
+/**
+ * The configuration used when no file exists (every field's default). Frozen, all the way down:
+ * every harness of the process reads the same object, so none may change it.
+ */
+export const DEFAULT_CONFIG: AgentConfig = frozen(parseValue({}, "(defaults)"));
+
+function frozen<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) frozen(item);
+  return Object.freeze(value);
+}
 
 function parseValue(raw: unknown, source: string): AgentConfig {
   const { $schema: _, ...config } = CONFIG_FIELD.parse(
@@ -139,11 +143,10 @@ function parseRawConfig(text: string, source: string): Record<string, unknown> {
   return (raw ?? {}) as Record<string, unknown>;
 }
 
-const matchers = new WeakMap<readonly PermissionRule[], PermissionMatcher>();
-
 /**
  * Decides a call from the rules: the first rule whose tool glob and argument globs match wins.
- * The rules are compiled once per configuration.
+ * The rules are compiled on each call (nothing is cached per configuration in the module): the
+ * agent's permission gate compiles its rules once and holds the matcher itself.
  *
  * @param config The configuration.
  * @param name The tool name.
@@ -164,12 +167,7 @@ export function decide(
   name: string,
   args: unknown,
 ): { readonly decision: RuleDecision; readonly reason?: string } {
-  let match = matchers.get(config.permissions);
-  if (match === undefined) {
-    match = compilePermissionRules(config.permissions);
-    matchers.set(config.permissions, match);
-  }
-  const rule = match(name, args)?.rule;
+  const rule = compilePermissionRules(config.permissions)(name, args)?.rule;
   if (rule === undefined) return { decision: config.defaultDecision };
   return {
     decision: rule.decision,

@@ -87,9 +87,6 @@ export function localHost(execPath?: string): SandboxHost {
   };
 }
 
-/** `deno` on each remote executor's PATH, looked up once per executor. */
-const remoteDeno = new WeakMap<Executor, Promise<string>>();
-
 /** Runs `script` and returns its exit code and trimmed output. */
 async function capture(
   executor: Executor,
@@ -116,27 +113,51 @@ async function lookUpDeno(executor: Executor): Promise<string> {
   return path;
 }
 
+/** Finds `deno` on a remote session's PATH: looked up there once, a failure tried again next time. */
+export type DenoLookup = (executor: Executor, sessionId: string | undefined) => Promise<string>;
+
+/**
+ * A fresh {@linkcode DenoLookup} remembering each session's `deno`: the runtime that owns it
+ * holds it (nothing is kept per executor in the module, so two runtimes share nothing).
+ *
+ * @returns The lookup.
+ */
+export function denoLookup(): DenoLookup {
+  const found = new Map<string | undefined, Promise<string>>();
+  return (executor, sessionId) => {
+    let path = found.get(sessionId);
+    if (path === undefined) {
+      path = lookUpDeno(executor);
+      const looked = path;
+      looked.catch(() => {
+        if (found.get(sessionId) === looked) found.delete(sessionId);
+      });
+      found.set(sessionId, path);
+    }
+    return path;
+  };
+}
+
 /**
  * An executor's machine: its `spawn`; for a remote one (`hostFiles` false) its `deno` and a
  * private directory made (and removed) by commands there.
  *
  * @param executor The executor (already the session's).
  * @param execPath The Deno binary there. @default {Deno.execPath() locally, `deno` on its PATH remotely}
+ * @param findDeno Finds `deno` on a remote executor's PATH when `execPath` is not given.
+ *   @default {a lookup on every run}
  * @returns The host.
  */
-export function executorHost(executor: Executor, execPath?: string): SandboxHost {
+export function executorHost(
+  executor: Executor,
+  execPath?: string,
+  findDeno: () => Promise<string> = () => lookUpDeno(executor),
+): SandboxHost {
   const spawn = (program: string, options: SpawnOptions) => executor.spawn(program, options);
   if (executor.hostFiles) return { ...localHost(execPath), spawn };
   return {
     execPath() {
-      if (execPath !== undefined) return Promise.resolve(execPath);
-      let found = remoteDeno.get(executor);
-      if (found === undefined) {
-        found = lookUpDeno(executor);
-        found.catch(() => remoteDeno.delete(executor));
-        remoteDeno.set(executor, found);
-      }
-      return found;
+      return execPath !== undefined ? Promise.resolve(execPath) : findDeno();
     },
     // Made by a command: a remote environment may refuse file calls outside the workspace.
     async makePrivateDir() {

@@ -29,7 +29,7 @@ import { errorMessage } from "../core/error_message.ts";
 import { SANDBOX_LOADER, sandboxBootstrapSource } from "./_sandbox_main.ts";
 import { permissionHint } from "../core/permission_hint.ts";
 import { SandboxRun } from "./_sandbox_run.ts";
-import { executorHost, localHost, type SandboxHost } from "./_sandbox_host.ts";
+import { denoLookup, executorHost, localHost, type SandboxHost } from "./_sandbox_host.ts";
 import { type ExecChild, type Executor, executorFor } from "../tools/executor.ts";
 
 /** Options of {@linkcode subprocessRuntime}. */
@@ -146,12 +146,11 @@ function sandboxEnv(): Record<string, string> {
  */
 export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeRuntime {
   const cwd = options.cwd ?? (Deno.build.os === "windows" ? undefined : "/");
-  const local = options.executor === undefined ? localHost(options.execPath) : undefined;
+  const hostOf = sandboxHosts(options);
   return {
     name: "subprocess",
     run: async function runInSubprocess(run: CodeRunOptions): Promise<CodeRunResult> {
-      const host = local ??
-        executorHost(executorFor(options.executor!, run.sessionId), options.execPath);
+      const host = hostOf(run.sessionId);
       const dir = await host.makePrivateDir();
       try {
         // A remote environment starts programs only inside the workspace: the session's cwd.
@@ -161,6 +160,24 @@ export function subprocessRuntime(options: SubprocessRuntimeOptions = {}): CodeR
         if (dir !== undefined) await host.removePrivateDir(dir);
       }
     },
+  };
+}
+
+/**
+ * Where each session's sandbox runs. A remote session's `deno` is looked up once: the lookup's
+ * memory belongs to this runtime, not to the module.
+ */
+function sandboxHosts(
+  { executor, execPath }: SubprocessRuntimeOptions,
+): (sessionId: string | undefined) => SandboxHost {
+  if (executor === undefined) {
+    const local = localHost(execPath);
+    return () => local;
+  }
+  const findDeno = denoLookup();
+  return (sessionId) => {
+    const session = executorFor(executor, sessionId);
+    return executorHost(session, execPath, () => findDeno(session, sessionId));
   };
 }
 

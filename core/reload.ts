@@ -19,6 +19,8 @@ export interface ReloadPluginOptions<C = unknown> {
   readonly config?: C;
 }
 
+// Process-unique on purpose: the module cache is the process's, not a harness's, so a `?v=` must
+// never repeat across the harnesses of one process (allowed in .ci/_module_state.ts).
 let counter = 0;
 
 /**

@@ -64,12 +64,12 @@ export interface DurableState {
   readonly firstRead: PromiseWithResolvers<void>;
 }
 
-/** The record behind each producer control (a body reaches its job's record through `exec.job`). */
-const RECORDS = new WeakMap<object, JobRecord>();
-
-/** The record of a control handed to a producer, if this service made it. */
+/**
+ * The record of a control handed to a producer, if a job service made it: the control carries
+ * its record (a private field), so no table maps controls to records.
+ */
 export function recordOfControl(control: object): JobRecord | undefined {
-  return RECORDS.get(control);
+  return RecordControl.recordOf(control);
 }
 
 /** Marks a record durable; returns its state. */
@@ -204,28 +204,48 @@ export async function waitUntil(
 
 /** The producer's control of a record; `reap` kills its tracked trees. */
 export function controlOf(record: JobRecord, reap: () => void): JobControl {
-  const control: JobControl = {
-    id: record.id,
-    signal: record.controller.signal,
-    output: {
+  return new RecordControl(record, reap);
+}
+
+/**
+ * A producer's control: it holds its record privately, so a body reaches its job's record
+ * through `exec.job` (see {@linkcode recordOfControl}). Members are own arrow functions, so a
+ * producer may pass them around detached.
+ */
+class RecordControl implements JobControl {
+  readonly #record: JobRecord;
+  readonly id: string;
+  readonly signal: AbortSignal;
+  readonly output: JobControl["output"];
+  readonly trackProcess: JobControl["trackProcess"];
+  readonly setExit: JobControl["setExit"];
+
+  constructor(record: JobRecord, reap: () => void) {
+    this.#record = record;
+    this.id = record.id;
+    this.signal = record.controller.signal;
+    this.output = {
       write: (chunk) => {
         if (record.buffer.closed) return;
         record.buffer.write(chunk);
         wake(record);
       },
-    },
-    trackProcess: (pid, options) => {
+    };
+    this.trackProcess = (pid, options) => {
       // Probed in the background; a kill awaits it (the table may be a `ps` subprocess).
       const startTime = processStartTime(pid).catch(() => undefined);
       record.processes.push({ pid, group: options?.group === true, startTime });
       if (record.status === "stopping") reap();
-    },
-    setExit: (exit) => {
+    };
+    this.setExit = (exit) => {
       record.detail = { ...record.detail, ...exit };
-    },
-  };
-  RECORDS.set(control, record);
-  return control;
+    };
+  }
+
+  /** The record of `control` when it is a {@linkcode RecordControl}. */
+  static recordOf(control: object): JobRecord | undefined {
+    return #record in control ? (control as RecordControl).#record : undefined;
+  }
 }
 
 /** Kills one tracked tree; `undefined` when the kill failed. */

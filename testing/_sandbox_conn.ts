@@ -37,8 +37,6 @@ export interface ConnectionHost {
 /** The close code of a dropped connection when the TCP link cannot be cut (Deno cannot send 1006). */
 export const DROP_CLOSE_CODE = 4500;
 
-let nextStreamId = 1;
-
 /** Serves one accepted WebSocket for a sandbox until it closes. */
 export class StandInConnection implements SandboxConnection, FsContext {
   readonly files: Map<number, Deno.FsFile> = new Map();
@@ -72,6 +70,11 @@ export class StandInConnection implements SandboxConnection, FsContext {
     return this.#sandbox.root;
   }
 
+  /** A fresh file handle id (the sandbox's). */
+  newFileHandle(): number {
+    return this.#sandbox.newFileHandle();
+  }
+
   /** Whether the socket can still carry frames. */
   get open(): boolean {
     return this.#open && this.#socket.readyState === WebSocket.OPEN;
@@ -101,7 +104,7 @@ export class StandInConnection implements SandboxConnection, FsContext {
 
   /** Streams chunks to the client under a fresh id (start now, enqueue…, end). */
   sendStream(chunks: AsyncIterable<Uint8Array>): number {
-    const streamId = nextStreamId++;
+    const streamId = this.#sandbox.newStreamId();
     this.send(notificationFrame("$sandbox.stream.start", { streamId }));
     void (async () => {
       try {

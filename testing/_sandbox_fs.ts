@@ -22,6 +22,8 @@ export interface FsContext {
   readonly root: string;
   /** Open file handles of this connection. */
   readonly files: Map<number, Deno.FsFile>;
+  /** A fresh file handle id (unique in the sandbox, across its connections). */
+  newFileHandle(): number;
   /** Takes an inbound stream the client started (`contentStreamId`). */
   takeInbound(streamId: number): ReadableStream<Uint8Array>;
   /** Sends a stream to the client; returns its id. */
@@ -30,8 +32,6 @@ export interface FsContext {
 
 type Params = Record<string, unknown>;
 type FsMethod = (ctx: FsContext, params: Params) => Promise<unknown>;
-
-let nextFileHandle = 1;
 
 /** The host path of a remote path; refuses paths whose real location leaves the root. */
 export async function hostPath(root: string, path: string): Promise<string> {
@@ -89,7 +89,7 @@ function handle(ctx: FsContext, params: Params): Deno.FsFile {
 
 async function openFile(ctx: FsContext, path: string, options: Deno.OpenOptions) {
   const file = await Deno.open(await hostPath(ctx.root, path), options);
-  const fileHandleId = nextFileHandle++;
+  const fileHandleId = ctx.newFileHandle();
   ctx.files.set(fileHandleId, file);
   return { fileHandleId };
 }

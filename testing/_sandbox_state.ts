@@ -66,6 +66,8 @@ export class StandInSandbox {
   /** Why it ended, once it has. */
   ended: StandInEndReason | null = null;
   #rootId: RootId = { dev: -1, ino: -1 };
+  #lastStreamId = 0;
+  #lastFileHandle = 0;
   readonly #gone = Promise.withResolvers<StandInEndReason>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onEnd: (sandbox: StandInSandbox) => void;
@@ -103,6 +105,16 @@ export class StandInSandbox {
   get network(): boolean {
     const allow = this.config.allow_net;
     return Array.isArray(allow) && allow.length > 0;
+  }
+
+  /** A fresh id of a stream this sandbox sends (unique across its connections). */
+  newStreamId(): number {
+    return ++this.#lastStreamId;
+  }
+
+  /** A fresh file handle id (unique across its connections: a stale handle never aliases). */
+  newFileHandle(): number {
+    return ++this.#lastFileHandle;
   }
 
   /** Tracks a new spawn. */

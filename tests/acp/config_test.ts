@@ -1,4 +1,4 @@
-import { deepEqual, equal, rejects, throws } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { decide, DEFAULT_CONFIG, loadConfig, parseConfig } from "../../acp/config.ts";
 import { tempDir } from "../_helpers.ts";
 import { configJsonSchema } from "../../acp/config.ts";
@@ -218,6 +218,15 @@ Deno.test("parseConfig() reads the safety keys: sandbox levels, hiddenPaths, env
       `Cannot read config "c": "env.inherit" must be one of "all", "core", "none": received "most"`,
   });
   throws(() => parseConfig('{"env": {"pass": []}}', "c"), /unknown key "env.pass"/);
+});
+
+Deno.test("DEFAULT_CONFIG is frozen all the way down, and a parsed config shares nothing with it", () => {
+  ok(Object.isFrozen(DEFAULT_CONFIG) && Object.isFrozen(DEFAULT_CONFIG.model));
+  ok(Object.isFrozen(DEFAULT_CONFIG.permissions));
+  throws(() => (DEFAULT_CONFIG.permissions as unknown[]).push({}), TypeError);
+  const parsed = parseConfig("{}", "dsh.jsonc");
+  deepEqual(parsed, DEFAULT_CONFIG);
+  ok(parsed.model !== DEFAULT_CONFIG.model && parsed.permissions !== DEFAULT_CONFIG.permissions);
 });
 
 Deno.test("decide() matches tool prefixes ending in *", () => {

@@ -97,6 +97,23 @@ Deno.test("Code Mode on a remote-style executor runs its deno and makes DENO_DIR
   equal(await Deno.stat(dir).catch(() => undefined), undefined, "removed after the run");
 });
 
+Deno.test("a runtime looks up a remote deno once; another runtime on the same executor looks again", async () => {
+  await using bin = await tempDir();
+  await Deno.symlink(Deno.execPath(), `${bin.path}/deno`);
+  const executor = new RecordingExecutor(bin.path);
+  const program = { program: "return 1;", callTool: () => Promise.resolve("") };
+  const lookups = () => executor.runs.filter((command) => command === "command -v deno").length;
+  const first = subprocessRuntime({ executor });
+  equal((await first.run(program)).value, 1);
+  equal((await first.run(program)).value, 1);
+  equal(lookups(), 1, "the runtime remembers the deno it found");
+  // The memory is the runtime's own, not the module's: a second runtime shares none of it.
+  const second = subprocessRuntime({ executor });
+  equal((await second.run(program)).value, 1);
+  equal(lookups(), 2);
+  equal(executor.spawns.length, 3);
+});
+
 Deno.test("Code Mode on a host executor spawns through it with this process's Deno", async () => {
   await using dir = await tempDir();
   const spawns: string[][] = [];
