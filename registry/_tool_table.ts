@@ -1,8 +1,8 @@
 /**
  * The tool table behind `ctx.tools`: a global layer plus session-scoped layers and masks, with
  * cached sorted views and schema lists per scope, and the model-facing schema types. It knows no
- * tool by name: which names are pinned (never masked) and which schemas a view lists are its
- * caller's choice (the registry's, which Code Mode configures).
+ * tool by name: which names are pinned (never masked: the reserved ones) and which schemas a view
+ * lists (the listing hooks') are the registry's choice.
  *
  * @module
  */
@@ -120,21 +120,29 @@ export class ToolTable {
   }
 
   /**
-   * The visible schemas of `scope` that `lists` selects, sorted by name and cached under `key`
-   * (the same key must always come with the same selection).
+   * The visible schemas of `scope` that `lists` selects (all without it), sorted by name and
+   * cached under `key`: the same key must come with the same selection until {@linkcode relist}.
    */
   schemas(
     key: string,
-    lists: (definition: AnyToolDefinition) => boolean,
+    lists: ((definition: AnyToolDefinition) => boolean) | undefined,
     scope: string | undefined,
   ): readonly ToolSchema[] {
     const view = this.#view(scope);
     let schemas = view.schemas.get(key);
     if (schemas === undefined) {
-      schemas = Object.freeze(view.entries.filter((e) => lists(e.definition)).map((e) => e.schema));
+      const entries = lists === undefined
+        ? view.entries
+        : view.entries.filter((e) => lists(e.definition));
+      schemas = Object.freeze(entries.map((e) => e.schema));
       view.schemas.set(key, schemas);
     }
     return schemas;
+  }
+
+  /** Drops the cached schema lists (the selection of a key changed). */
+  relist(): void {
+    for (const view of this.#views.values()) view.schemas.clear();
   }
 
   /** The cached, sorted view of `scope` (a scope without registrations shares the global view). */

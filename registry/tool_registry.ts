@@ -8,6 +8,7 @@ import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
+import { TOOL_NAME_REGEXP } from "../tools/define_tool.ts";
 import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "./_check_definition.ts";
@@ -17,19 +18,9 @@ import { askFor, buildChain, type Installed, observeResult, type Run } from "./_
 import { runGuard, TOOL_PHASES, type ToolPhase } from "./hooks.ts";
 import { CallRecord, checkScope, lifetime, readRequest, safe, type ToolCall } from "./tool_call.ts";
 import type { Guard } from "./hooks.ts";
-import type { ExecuteRequest, ToolLayer, ToolMiddleware, ToolMode, ToolRegistry } from "./types.ts";
-/**
- * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
- *
- * @example Usage
- * ```ts
- * import { CODE_RUNNER_NAME } from "./tool_registry.ts";
- * import { equal } from "node:assert/strict";
- * equal(CODE_RUNNER_NAME, "run_code");
- * ```
- */
-export const CODE_RUNNER_NAME: string = "run_code";
-
+import type { DefinitionHook, ExecuteRequest, ListingHook } from "./types.ts";
+import type { PreExecuteMiddleware, RegisterOptions, ToolMiddleware } from "./types.ts";
+import type { ToolRegistry, ToolSchema } from "./types.ts";
 /** Options of {@linkcode createToolRegistry} (and the `tools` plugin's config). */
 export interface ToolRegistryOptions {
   /** Deadline for tools that declare no `timeoutMs`; `undefined` means none. @default {undefined} */
@@ -40,7 +31,17 @@ export interface ToolRegistryOptions {
    * @default {2000}
    */
   readonly abortGraceMs?: number;
+  /**
+   * The names only a reserved registration (`register(definition, { reserved: true })`) may take:
+   * presentation infrastructure that `restrict()` masks never hide. `run_code`, Code Mode's
+   * transport, is reserved even before Code Mode loads.
+   * @default {["run_code"]}
+   */
+  readonly reservedNames?: readonly string[];
 }
+
+/** The default {@linkcode ToolRegistryOptions.reservedNames}: Code Mode's transport. */
+const RESERVED_NAMES: readonly string[] = Object.freeze(["run_code"]);
 
 /**
  * Creates the `ctx.tools` service. Events are dispatched through `ctx` (the providing plugin's
@@ -48,9 +49,10 @@ export interface ToolRegistryOptions {
  * Most code uses the `tools` plugin or `createHarness()` instead.
  *
  * @param ctx The context events and the optional `approval` service are read from.
- * @param options Deadlines.
+ * @param options Deadlines and the reserved names.
  * @returns The service (provide it as `tools`).
- * @throws {RangeError} When an option is not a positive finite number.
+ * @throws {RangeError} When a deadline is not a positive finite number.
+ * @throws {TypeError} When `reservedNames` is not an array of tool names.
  *
  * @example Usage
  * ```ts
@@ -74,21 +76,24 @@ export function createToolRegistry(
   options: ToolRegistryOptions = {},
 ): ToolRegistry {
   checkRegistryOptions(options);
-  const { defaultTimeoutMs, abortGraceMs = 2000 } = options;
-  return new ToolRegistryService(ctx, defaultTimeoutMs, abortGraceMs).bind(ctx);
+  const { defaultTimeoutMs, abortGraceMs = 2000, reservedNames = RESERVED_NAMES } = options;
+  return new ToolRegistryService(ctx, { defaultTimeoutMs, graceMs: abortGraceMs, reservedNames })
+    .bind(ctx);
 }
 
 /**
  * Validates {@linkcode ToolRegistryOptions} without creating anything.
  *
  * @param options The options.
- * @throws {RangeError} When an option is not a positive finite number.
+ * @throws {RangeError} When a deadline is not a positive finite number.
+ * @throws {TypeError} When `reservedNames` is not an array of tool names.
  *
  * @example Usage
  * ```ts
  * import { checkRegistryOptions } from "./tool_registry.ts";
  * import { throws } from "node:assert/strict";
  * throws(() => checkRegistryOptions({ abortGraceMs: 0 }), RangeError);
+ * throws(() => checkRegistryOptions({ reservedNames: ["bad name"] }), TypeError);
  * ```
  */
 export function checkRegistryOptions(options: ToolRegistryOptions): void {
@@ -96,45 +101,70 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
     assertPositive("defaultTimeoutMs", options.defaultTimeoutMs);
   }
   if (options.abortGraceMs !== undefined) assertPositive("abortGraceMs", options.abortGraceMs);
+  const names: unknown = options.reservedNames;
+  if (names === undefined) return;
+  const bad = Array.isArray(names)
+    ? names.find((name) => typeof name !== "string" || !TOOL_NAME_REGEXP.test(name))
+    : names;
+  if (!Array.isArray(names) || bad !== undefined) {
+    throw new TypeError(
+      `Invalid reservedNames: expected an array of tool names matching ${TOOL_NAME_REGEXP}, received ${
+        describeValue(bad)
+      }`,
+    );
+  }
 }
 
 class ToolRegistryService {
   readonly #ctx: Context;
   readonly #body: Omit<BodyOptions, "abortSuccess">;
-  /** Every installed middleware (guards and layers included), in installation order. */
+  /** Every installed middleware (guards included), in installation order. */
   #installed: readonly Installed[] = [];
   /** The `tools/result` middleware, in installation order. */
   #observers: readonly Installed[] = [];
+  /** The installed listing hooks (`schemas()` lists what all of them accept). */
+  #listings: readonly ListingHook[] = [];
+  /** The installed definition hooks, applied at registration in installation order. */
+  #defines: readonly DefinitionHook[] = [];
   #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
   readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
-  readonly #table = new ToolTable((name) => name === CODE_RUNNER_NAME);
+  /** Names only a reserved registration may take; the table never masks them. */
+  readonly #reserved: ReadonlySet<string>;
+  readonly #table: ToolTable;
 
-  constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
+  constructor(
+    ctx: Context,
+    options: Omit<BodyOptions, "abortSuccess" | "logger"> & { reservedNames: readonly string[] },
+  ) {
     this.#ctx = ctx;
+    const { defaultTimeoutMs, graceMs, reservedNames } = options;
     this.#body = { defaultTimeoutMs, graceMs, logger: ctx.logger };
+    const reserved = new Set(reservedNames);
+    this.#reserved = reserved;
+    this.#table = new ToolTable((name) => reserved.has(name));
   }
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
   bind(caller: Context): ToolRegistry & { [BIND_SERVICE](ctx: Context): ToolRegistry } {
     return {
-      register: (definition, options) =>
-        this.#register(caller, definition, false, checkScope("register a tool", options?.scope)),
-      registerCodeRunner: (definition) => this.#register(caller, definition, true, undefined),
+      register: (definition, options) => this.#register(caller, definition, options),
       get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
       list: (options) => this.#table.list(options?.scope),
-      schemas: (options) => {
-        const mode = options?.mode ?? "native";
-        return this.#table.schemas(mode, listedIn(mode), options?.scope);
-      },
+      schemas: (options) => this.#schemas(options?.mode ?? "native", options?.scope),
+      listing: (hook) => this.#listing(caller, hook),
+      define: (hook) => this.#define(caller, hook),
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
       prepare: (request) => this.#prepare(request, caller),
       execute: (request) => this.#execute(request, caller),
-      use: (first: unknown, middleware?: unknown) => this.#use(caller, first, middleware),
+      use: (
+        first: ToolPhase | ToolMiddleware,
+        middleware?: ToolMiddleware | PreExecuteMiddleware,
+      ) => this.#use(caller, first, middleware),
       ask: (call, options) => askFor(this.#ctx, call, options ?? {}),
       isConcurrencySafe: (name, args, options) =>
         safe(this.#table.resolve(name, options?.scope)?.definition, args),
@@ -145,13 +175,19 @@ class ToolRegistryService {
   #register(
     caller: Context,
     definition: AnyToolDefinition,
-    codeRunner: boolean,
-    scope: string | undefined,
+    options: RegisterOptions | undefined,
   ): () => void {
-    for (const { define } of this.#installed) if (define) definition = define(definition);
+    const scope = checkScope("register a tool", options?.scope);
+    const reserved: unknown = options?.reserved ?? false;
+    if (typeof reserved !== "boolean") {
+      throw new TypeError(
+        `Cannot register a tool: reserved is ${describeValue(reserved)}, expected a boolean`,
+      );
+    }
+    for (const define of this.#defines) definition = define(definition);
     const schema = checkDefinition(definition);
     const name = definition.name;
-    checkReserved(name, codeRunner);
+    this.#checkReserved(name, reserved, scope);
     this.#table.checkFree(name, scope);
     const entry: Entry = { definition, schema };
     return effect(caller, () => {
@@ -159,6 +195,83 @@ class ToolRegistryService {
       this.#ctx.emit("tools/changed");
       return () => {
         if (remove()) this.#ctx.emit("tools/changed");
+      };
+    });
+  }
+
+  /** A reserved name only with `reserved: true`, globally and once; `reserved` only for one. */
+  #checkReserved(name: string, reserved: boolean, scope: string | undefined): void {
+    if (!reserved) {
+      if (!this.#reserved.has(name)) return;
+      throw new HarnessError(
+        "RESERVED_TOOL",
+        `tool "${name}" is reserved: only register(definition, { reserved: true }) may take it (Code Mode's codeModePlugin registers run_code)`,
+      );
+    }
+    if (!this.#reserved.has(name)) {
+      const names = [...this.#reserved].map((n) => JSON.stringify(n)).join(", ") || "none";
+      throw new TypeError(
+        `Cannot register tool "${name}" as reserved: it is not a reserved name (reservedNames: ${names})`,
+      );
+    }
+    if (scope !== undefined) {
+      throw new TypeError(
+        `Cannot register tool "${name}" as reserved in scope "${scope}": a reserved tool is global`,
+      );
+    }
+    if (this.#table.has(name, undefined)) {
+      throw new HarnessError(
+        "DUPLICATE_TOOL",
+        `tool "${name}" is reserved and already registered: a reserved name is registered once`,
+      );
+    }
+  }
+
+  /** The schemas of `scope`'s visible tools that every listing hook accepts under `mode`. */
+  #schemas(mode: unknown, scope: string | undefined): readonly ToolSchema[] {
+    if (typeof mode !== "string" || mode === "") {
+      throw new TypeError(
+        `Cannot list tool schemas: mode is ${describeValue(mode)}, expected a non-empty string`,
+      );
+    }
+    const hooks = this.#listings;
+    return this.#table.schemas(
+      mode,
+      hooks.length === 0 ? undefined : (definition) =>
+        hooks.every((hook) => {
+          const listed: unknown = hook(definition, mode);
+          if (typeof listed === "boolean") return listed;
+          throw new TypeError(
+            `A listing hook returned ${
+              describeValue(listed)
+            } for tool "${definition.name}" under mode "${mode}", expected a boolean`,
+          );
+        }),
+      scope,
+    );
+  }
+
+  /** `listing(hook)`: an effect of `caller`'s fiber; each change relists and emits `tools/changed`. */
+  #listing(caller: Context, hook: ListingHook): () => void {
+    checkHook("add a listing hook", hook);
+    const relist = (listings: readonly ListingHook[]) => {
+      this.#listings = listings;
+      this.#table.relist();
+      this.#ctx.emit("tools/changed");
+    };
+    return effect(caller, () => {
+      relist([...this.#listings, hook]);
+      return () => relist(without(this.#listings, hook));
+    });
+  }
+
+  /** `define(hook)`: an effect of `caller`'s fiber, applied to later registrations. */
+  #define(caller: Context, hook: DefinitionHook): () => void {
+    checkHook("add a definition hook", hook);
+    return effect(caller, () => {
+      this.#defines = [...this.#defines, hook];
+      return () => {
+        this.#defines = without(this.#defines, hook);
       };
     });
   }
@@ -189,26 +302,24 @@ class ToolRegistryService {
     });
   }
 
-  /** `use(phase, middleware)`, `use(middleware)` (`tools/execute`) or `use(layer)`. */
-  #use(caller: Context, first: unknown, middleware: unknown): () => void {
+  /** `use(phase, middleware)` or `use(middleware)` (`tools/execute`). */
+  #use(
+    caller: Context,
+    first: ToolPhase | ToolMiddleware,
+    middleware: ToolMiddleware | PreExecuteMiddleware | undefined,
+  ): () => void {
     if (typeof first === "function") [first, middleware] = ["tools/execute", first];
-    if (typeof first === "string") {
-      if (!(TOOL_PHASES as readonly string[]).includes(first)) {
-        throw useError(`an unknown phase ${JSON.stringify(first)}`);
-      }
-      if (typeof middleware !== "function") throw useError(describeValue(middleware));
-      return this.#install(caller, {
-        phase: first as ToolPhase,
-        run: middleware as ToolMiddleware,
-      });
+    const phase = TOOL_PHASES.find((p) => p === first);
+    if (phase === undefined) {
+      throw useError(
+        typeof first === "string"
+          ? `an unknown phase ${JSON.stringify(first)}`
+          : describeValue(first),
+      );
     }
-    const layer = first as ToolLayer;
-    if (
-      typeof layer !== "object" || layer === null || !["route", "body"].includes(layer.position)
-    ) {
-      throw useError(describeValue(layer));
-    }
-    return this.#install(caller, { phase: layer.position, run: layer.run, define: layer.define });
+    if (typeof middleware !== "function") throw useError(describeValue(middleware));
+    // Pre-execute middleware may also return decisions: the chain reads its phase's as such.
+    return this.#install(caller, { phase, run: middleware as ToolMiddleware });
   }
 
   /** Installs `entry`, an effect of `caller`'s fiber. */
@@ -263,7 +374,7 @@ class ToolRegistryService {
       } else {
         let read: ExecuteRequest | string;
         try {
-          read = readRequest(request as ExecuteRequest);
+          read = readRequest(request);
         } catch (error) {
           read = `tool execution request could not be read: ${errorMessage(error)}`;
         }
@@ -312,41 +423,23 @@ class ToolRegistryService {
   }
 }
 
-const LISTED: Readonly<Record<ToolMode, (definition: AnyToolDefinition) => boolean>> = {
-  both: () => true,
-  code: (definition) => definition.name === CODE_RUNNER_NAME,
-  native: (definition) => definition.name !== CODE_RUNNER_NAME,
-};
-
-/** Which definitions `schemas({ mode })` lists: under `code` only the runner, under `native` the rest. */
-function listedIn(mode: ToolMode): (definition: AnyToolDefinition) => boolean {
-  if (typeof mode === "string" && Object.hasOwn(LISTED, mode)) return LISTED[mode];
-  throw new TypeError(
-    `Cannot list tool schemas: mode is ${describeValue(mode)}, expected "native", "code" or "both"`,
-  );
+/** Throws a TypeError unless `hook` is a function. */
+function checkHook(action: string, hook: unknown): void {
+  if (typeof hook !== "function") {
+    throw new TypeError(`Cannot ${action}: expected a function, received ${describeValue(hook)}`);
+  }
 }
 
-/** The code runner's name only by `registerCodeRunner()`, which takes no other. */
-function checkReserved(name: string, codeRunner: boolean): void {
-  if (codeRunner && name !== CODE_RUNNER_NAME) {
-    throw new TypeError(
-      `Cannot register a code runner named ${
-        JSON.stringify(name)
-      }: the code runner must be named "${CODE_RUNNER_NAME}"`,
-    );
-  }
-  if (!codeRunner && name === CODE_RUNNER_NAME) {
-    throw new HarnessError(
-      "RESERVED_TOOL",
-      `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
-    );
-  }
+/** `list` without one occurrence of `item`. */
+function without<T>(list: readonly T[], item: T): readonly T[] {
+  const at = list.indexOf(item);
+  return at < 0 ? list : list.toSpliced(at, 1);
 }
 
 /** The TypeError of a malformed `use()` argument. */
 function useError(received: string): TypeError {
   return new TypeError(
-    `Cannot add tool middleware: expected (phase, middleware), (middleware) or a layer { position: "route" | "body", run?, define? }, received ${received}`,
+    `Cannot add tool middleware: expected (phase, middleware) or (middleware), received ${received}`,
   );
 }
 

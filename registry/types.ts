@@ -11,9 +11,6 @@ import type { ContentBlock } from "../tools/content.ts";
 import type { ArgsValidation, JsonSchema, ToolExecution } from "../tools/definition.ts";
 
 import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
-
-/** How tools are presented to the model (Code Mode's `run_code` versus the native tools). */
-export type ToolMode = "native" | "code" | "both";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
 /** A model-facing tool schema. */
@@ -40,8 +37,11 @@ export interface ExecuteRequest {
   readonly agent?: AgentHandle;
   /** The enclosing execution's token (Code Mode sub-calls). */
   readonly parent?: symbol;
-  /** The caller's tool mode: under `code`, a direct call to a tool other than `run_code` is `UNKNOWN_TOOL`. @default {"native"} */
-  readonly mode?: ToolMode;
+  /**
+   * The listing the caller's model saw (`schemas({ mode })`): an opaque name the registry passes on
+   * to the middleware (Code Mode's route denies direct calls under `"code"`). @default {"native"}
+   */
+  readonly mode?: string;
   /** Receives incremental output written by the body (`exec.output`). */
   readonly onOutput?: (chunk: string) => void;
 }
@@ -97,49 +97,85 @@ export type PreExecuteMiddleware = (
 ) => Promise<ToolOutcome | PreExecuteDecision> | ToolOutcome | PreExecuteDecision;
 
 /**
- * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
- * `await next()` runs inward, code after it outward, and not calling `next` short-circuits.
+ * Decides which tools `ctx.tools.schemas({ mode })` lists to a model: `true` lists `definition`
+ * under `mode` (an opaque name, `"native"` by default). Installed with `ctx.tools.listing()`; with
+ * several installed a tool is listed only when every one accepts it, with none every visible tool
+ * is. A throw (an unknown mode, say) propagates out of `schemas()`.
  *
- * Positions (docs/contracts.md §2): `"route"` runs first, before the pre-abort check and all policy,
- * and an outcome it returns skips post-execute (Code Mode's direct-call denial); `"body"` runs
- * innermost, around the body and outside its deadline, and sees a success before a caller abort
- * turns it into `ABORTED` (background mode). `define` rewrites every definition registered while
- * the layer is installed (background mode adds `run_in_background`).
+ * @example Usage
+ * ```ts
+ * import type { ListingHook } from "./types.ts";
+ * const noInternals: ListingHook = (definition, mode) =>
+ *   mode === "debug" || !definition.name.startsWith("internal_");
+ * ```
  */
-export interface ToolLayer {
-  /** Where the layer sits. */
-  readonly position: "route" | "body";
-  /** The layer. @default {undefined} (a pass-through) */
-  readonly run?: (call: ToolCall, next: Next) => Promise<ToolOutcome>;
-  /** Rewrites a definition at registration. @default {undefined} */
-  readonly define?: (definition: AnyToolDefinition) => AnyToolDefinition;
+export type ListingHook = (definition: AnyToolDefinition, mode: string) => boolean;
+
+/**
+ * Rewrites a definition at registration (installed with `ctx.tools.define()`; background mode adds
+ * `run_in_background`). What it returns is checked like any registration.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DefinitionHook } from "./types.ts";
+ * const tagged: DefinitionHook = (definition) => ({
+ *   ...definition,
+ *   description: `${definition.description} (beta)`,
+ * });
+ * ```
+ */
+export type DefinitionHook = (definition: AnyToolDefinition) => AnyToolDefinition;
+
+/** Options of {@linkcode ToolRegistry.register}. */
+export interface RegisterOptions {
+  /** A session id: the tool is visible only to that scope, where it shadows a global tool. */
+  readonly scope?: string;
+  /**
+   * Presentation infrastructure (Code Mode's `run_code`): never hidden by `restrict()` masks. Only
+   * a name of the registry's reserved set (`ToolRegistryOptions.reservedNames`) may be registered
+   * so, once and globally, and such a name only so. @default {false}
+   */
+  readonly reserved?: boolean;
 }
 
 /** The `ctx.tools` service. */
 export interface ToolRegistry {
   /**
-   * Registers a tool; disposing the caller's fiber unregisters it. Throws on duplicates (per layer:
-   * global, or one scope) and `run_code`. With `scope`, the tool is visible only to that scope's
-   * lookups and calls, where it shadows a global tool of the same name.
+   * Registers a tool (rewritten by the installed {@linkcode DefinitionHook}s); disposing the
+   * caller's fiber unregisters it. Throws on duplicates (per layer: global, or one scope) and on a
+   * reserved name unless `reserved: true` ({@linkcode RegisterOptions}). With `scope`, the tool is
+   * visible only to that scope's lookups and calls, where it shadows a global tool of the same name.
    */
-  register(definition: AnyToolDefinition, options?: { readonly scope?: string }): () => void;
-  /** Registers the reserved `run_code` transport (Code Mode only). */
-  registerCodeRunner(definition: AnyToolDefinition): () => void;
+  register(definition: AnyToolDefinition, options?: RegisterOptions): () => void;
   /** The visible definition of `name` (in `scope`, when given). */
   get(name: string, options?: { readonly scope?: string }): AnyToolDefinition | undefined;
   /** Every visible definition (in `scope`, when given), sorted by name. */
   list(options?: { readonly scope?: string }): readonly AnyToolDefinition[];
-  /** The model-facing projection, sorted by name; under `code` only `run_code`. */
+  /**
+   * The model-facing projection of the visible tools that every installed
+   * {@linkcode ListingHook} accepts under `mode` (an opaque name, `"native"` by default), sorted by
+   * name and cached per scope and mode until a change.
+   */
   schemas(
-    options?: { readonly mode?: ToolMode; readonly scope?: string },
+    options?: { readonly mode?: string; readonly scope?: string },
   ): readonly ToolSchema[];
+  /**
+   * Installs a {@linkcode ListingHook} (an effect of the caller's fiber; emits `tools/changed` when
+   * installed and when removed). Returns the remover.
+   */
+  listing(hook: ListingHook): () => void;
+  /**
+   * Installs a {@linkcode DefinitionHook}, applied (in installation order) to every definition
+   * registered while it is installed; an effect of the caller's fiber. Returns the remover.
+   */
+  define(hook: DefinitionHook): () => void;
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;
   /**
    * Hides global tools from the model (docs/contracts.md §1): `allow` keeps only names matching one of
    * its globs, `deny` removes matching names. With `scope` (a session id) only that agent's view
    * is masked, otherwise every view. Masks stack, so each only narrows; tools registered for the
-   * scope itself and the reserved `run_code` are never hidden. A hidden tool is absent from
+   * scope itself and reserved registrations (`run_code`) are never hidden. A hidden tool is absent from
    * `get`/`list`/`schemas` (and so from the Code Mode SDK), and a call to it fails with
    * `unknown tool`. An effect of the caller's fiber; the returned function lifts the mask.
    */
@@ -165,11 +201,6 @@ export interface ToolRegistry {
   use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
   /** Installs middleware in the `tools/execute` phase (around dispatch). */
   use(middleware: ToolMiddleware): () => void;
-  /**
-   * Adds a layer (`route` or `body` middleware, and a `define` rewrite applied at registration);
-   * see {@linkcode ToolLayer}.
-   */
-  use(layer: ToolLayer): () => void;
   /**
    * Asks the user about `call` through `ctx.approval`, for `tools/pre-execute` middleware:
    * `undefined` when allowed, otherwise the outcome to return (the denial of docs/contracts.md §2
@@ -213,8 +244,8 @@ export interface ToolCall {
   readonly parent?: symbol;
   /** The call id of the outermost call this one runs under (its own for a top-level call). */
   readonly rootCallId: string;
-  /** The caller's tool mode. */
-  readonly mode: ToolMode;
+  /** The listing the caller's model saw (`ExecuteRequest.mode`, `"native"` by default). */
+  readonly mode: string;
   /** The definition visible when the call was built (generation pinning); `undefined` when unknown. */
   readonly definition: AnyToolDefinition | undefined;
   /** Caller cancellation composed with the calling fiber's lifetime (`AbortSignal.any`). */
