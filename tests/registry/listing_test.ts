@@ -169,3 +169,30 @@ Deno.test("listing(): a malformed hook or answer is a clear TypeError", async ()
     await ctx.fiber.dispose();
   }
 });
+
+Deno.test("execute() and prepare() carry the caller's opaque mode; a malformed one is refused", async () => {
+  const ctx = await harness();
+  try {
+    const modes: string[] = [];
+    ctx.tools.use("route", (call, next) => (modes.push(call.mode), next()));
+    await ctx.tools.execute({ callId: "1", name: "alpha", arguments: {} });
+    await ctx.tools.execute({ callId: "2", name: "alpha", arguments: {}, mode: "short" });
+    equal(ctx.tools.prepare({ callId: "3", name: "alpha", arguments: {}, mode: "x" }).mode, "x");
+    deepEqual(modes, ["native", "short"]);
+    const bad = await ctx.tools.execute({ callId: "4", name: "alpha", arguments: {}, mode: "" });
+    equal(
+      bad.error?.message,
+      'tool execution request mode must be a non-empty string, received ""',
+    );
+    throws(
+      () => ctx.tools.prepare({ callId: "5", name: "alpha", arguments: {}, mode: 3 as never }),
+      {
+        name: "TypeError",
+        message: "tool execution request mode must be a non-empty string, received 3",
+      },
+    );
+    deepEqual(modes, ["native", "short"]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
