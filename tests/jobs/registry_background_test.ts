@@ -1,7 +1,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createHarness } from "../../registry/tools_plugin.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
-import { type JobService, JobService as JobServiceClass } from "../../jobs/job_service.ts";
+import { JobService } from "../../jobs/job_service.ts";
 import { useBackground } from "../../jobs/background_mode.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import { HANG_GUARD_MS } from "../_helpers.ts";
