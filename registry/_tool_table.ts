@@ -120,21 +120,18 @@ export class ToolTable {
   }
 
   /**
-   * The visible schemas of `scope` that `lists` selects (all without it), sorted by name and
-   * cached under `key`: the same key must come with the same selection until {@linkcode relist}.
+   * The visible schemas of `scope` that `lists` selects, sorted by name and cached under `key`
+   * (the same key must come with the same selection until {@linkcode relist}).
    */
   schemas(
     key: string,
-    lists: ((definition: AnyToolDefinition) => boolean) | undefined,
+    lists: (definition: AnyToolDefinition) => boolean,
     scope: string | undefined,
   ): readonly ToolSchema[] {
     const view = this.#view(scope);
     let schemas = view.schemas.get(key);
     if (schemas === undefined) {
-      const entries = lists === undefined
-        ? view.entries
-        : view.entries.filter((e) => lists(e.definition));
-      schemas = Object.freeze(entries.map((e) => e.schema));
+      schemas = Object.freeze(view.entries.filter((e) => lists(e.definition)).map((e) => e.schema));
       view.schemas.set(key, schemas);
     }
     return schemas;

@@ -60,7 +60,7 @@ export class CallRecord implements ToolCall {
     this.name = request.name;
     try {
       const args = request.arguments;
-      this.arguments = isJsonSnapshot(args) ? args as JsonValue : snapshotJson(args);
+      this.arguments = isJsonSnapshot(args) ? args : snapshotJson(args);
     } catch (error) {
       logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
       this.rejected = invalidArgsOutcome(error);

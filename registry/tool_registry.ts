@@ -15,11 +15,11 @@ import { assertPositive, checkDefinition } from "./_check_definition.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
 import type { BodyOptions } from "./_run_body.ts";
 import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
-import { runGuard, TOOL_PHASES, type ToolPhase } from "./hooks.ts";
+import { runGuard, TOOL_PHASES } from "./hooks.ts";
 import { CallRecord, checkScope, lifetime, readRequest, safe, type ToolCall } from "./tool_call.ts";
 import type { Guard } from "./hooks.ts";
 import type { DefinitionHook, ExecuteRequest, ListingHook } from "./types.ts";
-import type { PreExecuteMiddleware, RegisterOptions, ToolMiddleware } from "./types.ts";
+import type { RegisterOptions, ToolMiddleware } from "./types.ts";
 import type { ToolRegistry, ToolSchema } from "./types.ts";
 /** Options of {@linkcode createToolRegistry} (and the `tools` plugin's config). */
 export interface ToolRegistryOptions {
@@ -32,16 +32,11 @@ export interface ToolRegistryOptions {
    */
   readonly abortGraceMs?: number;
   /**
-   * The names only a reserved registration (`register(definition, { reserved: true })`) may take:
-   * presentation infrastructure that `restrict()` masks never hide. `run_code`, Code Mode's
-   * transport, is reserved even before Code Mode loads.
-   * @default {["run_code"]}
+   * The names only `register(definition, { reserved: true })` may take (presentation
+   * infrastructure, never masked): `run_code` is reserved before Code Mode loads. @default {["run_code"]}
    */
   readonly reservedNames?: readonly string[];
 }
-
-/** The default {@linkcode ToolRegistryOptions.reservedNames}: Code Mode's transport. */
-const RESERVED_NAMES: readonly string[] = Object.freeze(["run_code"]);
 
 /**
  * Creates the `ctx.tools` service. Events are dispatched through `ctx` (the providing plugin's
@@ -76,9 +71,7 @@ export function createToolRegistry(
   options: ToolRegistryOptions = {},
 ): ToolRegistry {
   checkRegistryOptions(options);
-  const { defaultTimeoutMs, abortGraceMs = 2000, reservedNames = RESERVED_NAMES } = options;
-  return new ToolRegistryService(ctx, { defaultTimeoutMs, graceMs: abortGraceMs, reservedNames })
-    .bind(ctx);
+  return new ToolRegistryService(ctx, options).bind(ctx);
 }
 
 /**
@@ -101,18 +94,15 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
     assertPositive("defaultTimeoutMs", options.defaultTimeoutMs);
   }
   if (options.abortGraceMs !== undefined) assertPositive("abortGraceMs", options.abortGraceMs);
-  const names: unknown = options.reservedNames;
-  if (names === undefined) return;
+  const names: unknown = options.reservedNames ?? [];
   const bad = Array.isArray(names)
-    ? names.find((name) => typeof name !== "string" || !TOOL_NAME_REGEXP.test(name))
+    ? names.find((n) => typeof n !== "string" || !TOOL_NAME_REGEXP.test(n))
     : names;
-  if (!Array.isArray(names) || bad !== undefined) {
-    throw new TypeError(
-      `Invalid reservedNames: expected an array of tool names matching ${TOOL_NAME_REGEXP}, received ${
-        describeValue(bad)
-      }`,
-    );
-  }
+  if (bad === undefined) return;
+  const shown = describeValue(bad);
+  throw new TypeError(
+    `Invalid reservedNames: expected an array of tool names matching ${TOOL_NAME_REGEXP}, received ${shown}`,
+  );
 }
 
 class ToolRegistryService {
@@ -122,29 +112,23 @@ class ToolRegistryService {
   #installed: readonly Installed[] = [];
   /** The `tools/result` middleware, in installation order. */
   #observers: readonly Installed[] = [];
-  /** The installed listing hooks (`schemas()` lists what all of them accept). */
-  #listings: readonly ListingHook[] = [];
-  /** The installed definition hooks, applied at registration in installation order. */
-  #defines: readonly DefinitionHook[] = [];
+  /** The listing hooks (`schemas()` lists what all accept) and definition hooks, as installed. */
+  #hooks: readonly Hook[] = [];
   #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
   readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
-  /** Names only a reserved registration may take; the table never masks them. */
   readonly #reserved: ReadonlySet<string>;
   readonly #table: ToolTable;
 
-  constructor(
-    ctx: Context,
-    options: Omit<BodyOptions, "abortSuccess" | "logger"> & { reservedNames: readonly string[] },
-  ) {
+  constructor(ctx: Context, options: ToolRegistryOptions) {
+    const { defaultTimeoutMs, abortGraceMs: graceMs = 2000, reservedNames = ["run_code"] } =
+      options;
     this.#ctx = ctx;
-    const { defaultTimeoutMs, graceMs, reservedNames } = options;
     this.#body = { defaultTimeoutMs, graceMs, logger: ctx.logger };
-    const reserved = new Set(reservedNames);
-    this.#reserved = reserved;
-    this.#table = new ToolTable((name) => reserved.has(name));
+    this.#reserved = new Set(reservedNames);
+    this.#table = new ToolTable((name) => this.#reserved.has(name));
   }
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
@@ -154,17 +138,14 @@ class ToolRegistryService {
       get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
       list: (options) => this.#table.list(options?.scope),
       schemas: (options) => this.#schemas(options?.mode ?? "native", options?.scope),
-      listing: (hook) => this.#listing(caller, hook),
-      define: (hook) => this.#define(caller, hook),
+      listing: (hook) => this.#hook(caller, "a listing hook", hook, { listing: hook }),
+      define: (hook) => this.#hook(caller, "a definition hook", hook, { define: hook }),
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
       prepare: (request) => this.#prepare(request, caller),
       execute: (request) => this.#execute(request, caller),
-      use: (
-        first: ToolPhase | ToolMiddleware,
-        middleware?: ToolMiddleware | PreExecuteMiddleware,
-      ) => this.#use(caller, first, middleware),
+      use: (first: unknown, middleware?: unknown) => this.#use(caller, first, middleware),
       ask: (call, options) => askFor(this.#ctx, call, options ?? {}),
       isConcurrencySafe: (name, args, options) =>
         safe(this.#table.resolve(name, options?.scope)?.definition, args),
@@ -184,7 +165,7 @@ class ToolRegistryService {
         `Cannot register a tool: reserved is ${describeValue(reserved)}, expected a boolean`,
       );
     }
-    for (const define of this.#defines) definition = define(definition);
+    for (const hook of this.#hooks) if ("define" in hook) definition = hook.define(definition);
     const schema = checkDefinition(definition);
     const name = definition.name;
     this.#checkReserved(name, reserved, scope);
@@ -199,31 +180,21 @@ class ToolRegistryService {
     });
   }
 
-  /** A reserved name only with `reserved: true`, globally and once; `reserved` only for one. */
+  /** A reserved name only with `reserved: true` (and globally), which only takes such a name. */
   #checkReserved(name: string, reserved: boolean, scope: string | undefined): void {
-    if (!reserved) {
-      if (!this.#reserved.has(name)) return;
+    const isReserved = this.#reserved.has(name);
+    if (!reserved && isReserved) {
       throw new HarnessError(
         "RESERVED_TOOL",
         `tool "${name}" is reserved: only register(definition, { reserved: true }) may take it (Code Mode's codeModePlugin registers run_code)`,
       );
     }
-    if (!this.#reserved.has(name)) {
+    if (reserved && (!isReserved || scope !== undefined)) {
       const names = [...this.#reserved].map((n) => JSON.stringify(n)).join(", ") || "none";
-      throw new TypeError(
-        `Cannot register tool "${name}" as reserved: it is not a reserved name (reservedNames: ${names})`,
-      );
-    }
-    if (scope !== undefined) {
-      throw new TypeError(
-        `Cannot register tool "${name}" as reserved in scope "${scope}": a reserved tool is global`,
-      );
-    }
-    if (this.#table.has(name, undefined)) {
-      throw new HarnessError(
-        "DUPLICATE_TOOL",
-        `tool "${name}" is reserved and already registered: a reserved name is registered once`,
-      );
+      const why = isReserved
+        ? `a reserved tool is global, not of scope "${scope}"`
+        : `it is not a reserved name (reservedNames: ${names})`;
+      throw new TypeError(`Cannot register tool "${name}" as reserved: ${why}`);
     }
   }
 
@@ -234,55 +205,36 @@ class ToolRegistryService {
         `Cannot list tool schemas: mode is ${describeValue(mode)}, expected a non-empty string`,
       );
     }
-    const hooks = this.#listings;
-    return this.#table.schemas(
-      mode,
-      hooks.length === 0 ? undefined : (definition) =>
-        hooks.every((hook) => {
-          const listed: unknown = hook(definition, mode);
-          if (typeof listed === "boolean") return listed;
-          throw new TypeError(
-            `A listing hook returned ${
-              describeValue(listed)
-            } for tool "${definition.name}" under mode "${mode}", expected a boolean`,
-          );
-        }),
-      scope,
-    );
+    const hooks = this.#hooks;
+    return this.#table.schemas(mode, (definition) =>
+      hooks.every((hook) => {
+        const listed: unknown = "listing" in hook ? hook.listing(definition, mode) : true;
+        if (typeof listed === "boolean") return listed;
+        const shown = describeValue(listed);
+        throw new TypeError(
+          `A listing hook returned ${shown} for tool "${definition.name}" under mode "${mode}", expected a boolean`,
+        );
+      }), scope);
   }
 
-  /** `listing(hook)`: an effect of `caller`'s fiber; each change relists and emits `tools/changed`. */
-  #listing(caller: Context, hook: ListingHook): () => void {
-    checkHook("add a listing hook", hook);
-    const relist = (listings: readonly ListingHook[]) => {
-      this.#listings = listings;
+  /** Installs a listing or definition hook (an effect of `caller`'s fiber). */
+  #hook(caller: Context, what: string, hook: unknown, entry: Hook): () => void {
+    checkFunction(`add ${what}`, hook);
+    const change = (hooks: readonly Hook[]) => {
+      this.#hooks = hooks;
+      if ("define" in entry) return;
       this.#table.relist();
       this.#ctx.emit("tools/changed");
     };
     return effect(caller, () => {
-      relist([...this.#listings, hook]);
-      return () => relist(without(this.#listings, hook));
-    });
-  }
-
-  /** `define(hook)`: an effect of `caller`'s fiber, applied to later registrations. */
-  #define(caller: Context, hook: DefinitionHook): () => void {
-    checkHook("add a definition hook", hook);
-    return effect(caller, () => {
-      this.#defines = [...this.#defines, hook];
-      return () => {
-        this.#defines = without(this.#defines, hook);
-      };
+      change([...this.#hooks, entry]);
+      return () => change(this.#hooks.filter((h) => h !== entry));
     });
   }
 
   /** `guard(fn)`: sugar for `guard`-phase middleware that denies with the string `fn` returns. */
   #guard(caller: Context, guard: Guard): () => void {
-    if (typeof guard !== "function") {
-      throw new TypeError(
-        `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
-      );
-    }
+    checkFunction("add a guard", guard);
     return this.#install(caller, {
       phase: "guard",
       guard,
@@ -303,11 +255,7 @@ class ToolRegistryService {
   }
 
   /** `use(phase, middleware)` or `use(middleware)` (`tools/execute`). */
-  #use(
-    caller: Context,
-    first: ToolPhase | ToolMiddleware,
-    middleware: ToolMiddleware | PreExecuteMiddleware | undefined,
-  ): () => void {
+  #use(caller: Context, first: unknown, middleware: unknown): () => void {
     if (typeof first === "function") [first, middleware] = ["tools/execute", first];
     const phase = TOOL_PHASES.find((p) => p === first);
     if (phase === undefined) {
@@ -423,17 +371,14 @@ class ToolRegistryService {
   }
 }
 
-/** Throws a TypeError unless `hook` is a function. */
-function checkHook(action: string, hook: unknown): void {
-  if (typeof hook !== "function") {
-    throw new TypeError(`Cannot ${action}: expected a function, received ${describeValue(hook)}`);
-  }
-}
+/** An installed listing or definition hook (a fresh object per installation). */
+type Hook = { readonly listing: ListingHook } | { readonly define: DefinitionHook };
 
-/** `list` without one occurrence of `item`. */
-function without<T>(list: readonly T[], item: T): readonly T[] {
-  const at = list.indexOf(item);
-  return at < 0 ? list : list.toSpliced(at, 1);
+/** Throws a TypeError unless `value` is a function. */
+function checkFunction(action: string, value: unknown): void {
+  if (typeof value !== "function") {
+    throw new TypeError(`Cannot ${action}: expected a function, received ${describeValue(value)}`);
+  }
 }
 
 /** The TypeError of a malformed `use()` argument. */

@@ -37,10 +37,7 @@ export interface ExecuteRequest {
   readonly agent?: AgentHandle;
   /** The enclosing execution's token (Code Mode sub-calls). */
   readonly parent?: symbol;
-  /**
-   * The listing the caller's model saw (`schemas({ mode })`): an opaque name the registry passes on
-   * to the middleware (Code Mode's route denies direct calls under `"code"`). @default {"native"}
-   */
+  /** The listing (`schemas({ mode })`) the caller's model saw, for the middleware. @default {"native"} */
   readonly mode?: string;
   /** Receives incremental output written by the body (`exec.output`). */
   readonly onOutput?: (chunk: string) => void;
@@ -97,33 +94,13 @@ export type PreExecuteMiddleware = (
 ) => Promise<ToolOutcome | PreExecuteDecision> | ToolOutcome | PreExecuteDecision;
 
 /**
- * Decides which tools `ctx.tools.schemas({ mode })` lists to a model: `true` lists `definition`
- * under `mode` (an opaque name, `"native"` by default). Installed with `ctx.tools.listing()`; with
- * several installed a tool is listed only when every one accepts it, with none every visible tool
- * is. A throw (an unknown mode, say) propagates out of `schemas()`.
- *
- * @example Usage
- * ```ts
- * import type { ListingHook } from "./types.ts";
- * const noInternals: ListingHook = (definition, mode) =>
- *   mode === "debug" || !definition.name.startsWith("internal_");
- * ```
+ * Whether `schemas({ mode })` lists `definition` to a model under `mode` (an opaque name,
+ * `"native"` by default); a tool is listed when every installed hook says `true`. A throw (an
+ * unknown mode, say) propagates out of `schemas()`. Code Mode's `codeModeListing` is one.
  */
 export type ListingHook = (definition: AnyToolDefinition, mode: string) => boolean;
 
-/**
- * Rewrites a definition at registration (installed with `ctx.tools.define()`; background mode adds
- * `run_in_background`). What it returns is checked like any registration.
- *
- * @example Usage
- * ```ts
- * import type { DefinitionHook } from "./types.ts";
- * const tagged: DefinitionHook = (definition) => ({
- *   ...definition,
- *   description: `${definition.description} (beta)`,
- * });
- * ```
- */
+/** Rewrites a definition at registration (background mode adds `run_in_background`). */
 export type DefinitionHook = (definition: AnyToolDefinition) => AnyToolDefinition;
 
 /** Options of {@linkcode ToolRegistry.register}. */
@@ -131,9 +108,8 @@ export interface RegisterOptions {
   /** A session id: the tool is visible only to that scope, where it shadows a global tool. */
   readonly scope?: string;
   /**
-   * Presentation infrastructure (Code Mode's `run_code`): never hidden by `restrict()` masks. Only
-   * a name of the registry's reserved set (`ToolRegistryOptions.reservedNames`) may be registered
-   * so, once and globally, and such a name only so. @default {false}
+   * Presentation infrastructure, never masked: only (and required for) a global tool named in
+   * `ToolRegistryOptions.reservedNames` (`run_code`). @default {false}
    */
   readonly reserved?: boolean;
 }
@@ -141,33 +117,21 @@ export interface RegisterOptions {
 /** The `ctx.tools` service. */
 export interface ToolRegistry {
   /**
-   * Registers a tool (rewritten by the installed {@linkcode DefinitionHook}s); disposing the
-   * caller's fiber unregisters it. Throws on duplicates (per layer: global, or one scope) and on a
-   * reserved name unless `reserved: true` ({@linkcode RegisterOptions}). With `scope`, the tool is
-   * visible only to that scope's lookups and calls, where it shadows a global tool of the same name.
+   * Registers a tool (rewritten by the {@linkcode DefinitionHook}s); disposing the caller's fiber
+   * unregisters it. Throws on duplicates (per layer: global, or one scope) and reserved names.
    */
   register(definition: AnyToolDefinition, options?: RegisterOptions): () => void;
   /** The visible definition of `name` (in `scope`, when given). */
   get(name: string, options?: { readonly scope?: string }): AnyToolDefinition | undefined;
   /** Every visible definition (in `scope`, when given), sorted by name. */
   list(options?: { readonly scope?: string }): readonly AnyToolDefinition[];
-  /**
-   * The model-facing projection of the visible tools that every installed
-   * {@linkcode ListingHook} accepts under `mode` (an opaque name, `"native"` by default), sorted by
-   * name and cached per scope and mode until a change.
-   */
+  /** The model-facing projection of what the {@linkcode ListingHook}s list, sorted by name. */
   schemas(
     options?: { readonly mode?: string; readonly scope?: string },
   ): readonly ToolSchema[];
-  /**
-   * Installs a {@linkcode ListingHook} (an effect of the caller's fiber; emits `tools/changed` when
-   * installed and when removed). Returns the remover.
-   */
+  /** Installs a {@linkcode ListingHook} (an effect of the caller's fiber; `tools/changed`). */
   listing(hook: ListingHook): () => void;
-  /**
-   * Installs a {@linkcode DefinitionHook}, applied (in installation order) to every definition
-   * registered while it is installed; an effect of the caller's fiber. Returns the remover.
-   */
+  /** Installs a {@linkcode DefinitionHook} for later registrations (an effect of the caller's fiber). */
   define(hook: DefinitionHook): () => void;
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;

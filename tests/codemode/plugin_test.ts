@@ -167,7 +167,7 @@ Deno.test("Code Mode's listing hook and run_code go with the plugin's fiber; unk
   equal(second.state, "failed");
   equal(
     errorMessage(second.error),
-    'tool "run_code" is reserved and already registered: a reserved name is registered once',
+    'tool "run_code" is already registered in this scope',
   );
   deepEqual(ctx.tools.schemas({ mode: "code" }).map((s) => s.name), [CODE_RUNNER_NAME]);
   await fiber.dispose();

@@ -75,7 +75,7 @@ Deno.test("register() reserves run_code for a reserved registration, even withou
     throws(() => ctx.tools.register(rawTool("run_code"), { reserved: true, scope: "s1" }), {
       name: "TypeError",
       message:
-        'Cannot register tool "run_code" as reserved in scope "s1": a reserved tool is global',
+        'Cannot register tool "run_code" as reserved: a reserved tool is global, not of scope "s1"',
     });
     throws(() => ctx.tools.register(rawTool("run_code"), { reserved: "yes" as never }), {
       message: 'Cannot register a tool: reserved is "yes", expected a boolean',
@@ -84,8 +84,7 @@ Deno.test("register() reserves run_code for a reserved registration, even withou
     throws(() => ctx.tools.register(rawTool("run_code"), { reserved: true }), {
       name: "HarnessError",
       code: "DUPLICATE_TOOL",
-      message:
-        'tool "run_code" is reserved and already registered: a reserved name is registered once',
+      message: 'tool "run_code" is already registered in this scope',
     });
     throws(() => ctx.tools.register(rawTool("run_code")), reservedError);
     remove();
