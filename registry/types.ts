@@ -1,5 +1,5 @@
 /**
- * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
+ * Types of the `ctx.tools` service, its requests, middleware and hooks (the phase order is
  * docs/contracts.md §2's; the hook types live in `hooks.ts`).
  *
  * @module
@@ -43,7 +43,7 @@ export interface ExecuteRequest {
   readonly onOutput?: (chunk: string) => void;
 }
 
-/** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
+/** Runs the rest of the chain; `tools/execute` middleware may pass a new signal (the body sees it with the caller's). */
 export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
 
 /**
