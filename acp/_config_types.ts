@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ToolMode } from "../codemode/mod.ts";
 import type { McpServerConfig } from "../mcp/mod.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
 import type { SandboxSetting } from "./_safety_config.ts";
@@ -35,7 +36,7 @@ export interface AgentConfig {
   /** Model settings. */
   readonly model: ModelConfig;
   /** How tools are presented to the model. @default {"native"} */
-  readonly toolMode: "native" | "code" | "both";
+  readonly toolMode: ToolMode;
   /** Permission rules, first match wins. @default {[]} */
   readonly permissions: readonly PermissionRule[];
   /** The decision when no rule matches. @default {"allow"} */

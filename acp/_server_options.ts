@@ -5,7 +5,7 @@
  */
 import type { ModelAdapter } from "../agent/mod.ts";
 import type { EnvPolicy } from "../core/env_policy.ts";
-import type { ToolMode } from "../registry/types.ts";
+import type { ToolMode } from "../codemode/mod.ts";
 import type { AgentInfo, InitializeRequestWire } from "./initialize.ts";
 
 /** Options of `createAcpServer` (`server.ts`). */

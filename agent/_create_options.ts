@@ -28,6 +28,14 @@ export function checkCreateOptions(
       `Cannot create agent as 'maxParallelToolCalls' must be a positive integer: current value is ${maxParallelToolCalls}`,
     );
   }
+  const { toolMode }: { readonly toolMode?: unknown } = options;
+  if (toolMode !== undefined && (typeof toolMode !== "string" || toolMode === "")) {
+    throw new TypeError(
+      `Cannot create agent as 'toolMode' must be a non-empty string (the listing mode: "native", or Code Mode's "code" or "both"): current value is ${
+        JSON.stringify(toolMode) ?? String(toolMode)
+      }`,
+    );
+  }
   const { inMemoryLog = false } = options;
   if (typeof inMemoryLog !== "boolean") {
     throw new TypeError(

@@ -7,7 +7,6 @@
  */
 import { errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { ToolMode } from "../registry/types.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
@@ -86,7 +85,7 @@ interface StepInfo {
   readonly turn: number;
   readonly step: number;
   readonly signal: AbortSignal;
-  readonly mode: ToolMode;
+  readonly mode: string;
 }
 
 /** Streams one answer and logs it; returns its tool calls, or the stop it forces. */
@@ -147,7 +146,7 @@ function prepareCall(
   host: TurnHost,
   call: ToolCallBlock,
   args: JsonValue,
-  { signal, mode }: { readonly signal: AbortSignal; readonly mode: ToolMode },
+  { signal, mode }: { readonly signal: AbortSignal; readonly mode: string },
 ): ToolCall {
   const { ctx, agent } = host;
   return ctx.tools.prepare({

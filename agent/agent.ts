@@ -7,7 +7,6 @@ import { errorMessage } from "../core/error_message.ts";
 import type { JsonObject } from "../core/json.ts";
 import type { ContentBlock } from "../tools/content.ts";
 import type { AgentHandle, InjectOptions } from "../tools/definition.ts";
-import type { ToolMode } from "../registry/types.ts";
 import type { ModelMessage } from "./model.ts";
 import type { SessionLogWarning } from "./read_session_log.ts";
 import type {
@@ -120,8 +119,8 @@ export class Agent implements AgentHandle {
     return this.#log.path;
   }
 
-  /** How tools are presented to the model (Code Mode reads it to add its SDK section). */
-  get toolMode(): ToolMode {
+  /** The listing mode of its tools (`toolMode`; Code Mode reads it to add its SDK section). */
+  get toolMode(): string {
     return this.#options.toolMode ?? "native";
   }
 

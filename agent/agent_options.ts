@@ -5,7 +5,7 @@
  * @module
  */
 import type { Logger } from "../core/logger.ts";
-import type { ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { ToolRegistry } from "../registry/types.ts";
 import type { AgentEventMap, AgentEventType } from "./agent_events.ts";
 import type { ModelAdapter } from "./model.ts";
 import type { StopReason } from "./session_event.ts";
@@ -60,8 +60,12 @@ export interface CreateAgentOptions {
   readonly maxSteps?: number;
   /** Concurrency-safe calls that may overlap. @default {4} */
   readonly maxParallelToolCalls?: number;
-  /** How tools are presented to the model. @default {"native"} */
-  readonly toolMode?: ToolMode;
+  /**
+   * The listing mode the loop passes to `ctx.tools.schemas({ mode })` and `execute({ mode })`: an
+   * opaque, non-empty name that the installed listing hooks read (Code Mode defines `"native"`,
+   * `"code"` and `"both"`). @default {"native"}
+   */
+  readonly toolMode?: string;
   /** Output token cap passed to the adapter. */
   readonly maxTokens?: number;
   /** fsync after every event rather than at turn end. @default {false} */

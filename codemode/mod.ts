@@ -4,6 +4,8 @@
  * bridge back into the registry pipeline (docs/contracts.md §9).
  *
  * - {@linkcode codeModePlugin}: registers `run_code` and adds the SDK to the system prompt.
+ * - {@linkcode ToolMode}, {@linkcode codeModeListing}, {@linkcode codeModeRoute},
+ *   {@linkcode CODE_RUNNER_NAME}: what each mode lists, the direct-call denial, the reserved name.
  * - {@linkcode createRunCodeTool}, {@linkcode formatRunOutput}: the tool and its result text.
  * - {@linkcode generateSdk}, {@linkcode codeModePrompt}: declarations of the visible tools.
  * - {@linkcode CodeRuntime} and {@linkcode subprocessRuntime}: the executor seam and its default.
@@ -43,6 +45,8 @@
 export { CodeRunFailedError } from "./code_run_failed_error.ts";
 export { CODE_MODE_PROMPT_HOOK, codeModePlugin, codeModeRoute } from "./plugin.ts";
 export type { CodeModeConfig } from "./plugin.ts";
+export { CODE_RUNNER_NAME, codeModeListing } from "./tool_mode.ts";
+export type { ToolMode } from "./tool_mode.ts";
 export { createRunCodeTool, EMPTY_RUN_TEXT, formatRunOutput } from "./run_code.ts";
 export type { RunCodeArgs, RunCodeOptions } from "./run_code.ts";
 export { DEFAULT_CODE_RUN_LIMITS, resolveCodeRunLimits } from "./runtime.ts";
@@ -54,7 +58,7 @@ export type {
   CodeRuntime,
   CodeToolCall,
 } from "./runtime.ts";
-export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk, RUN_CODE_TOOL_NAME } from "./sdk.ts";
+export { CODE_MODE_INSTRUCTIONS, codeModePrompt, generateSdk } from "./sdk.ts";
 export type { SdkTool } from "./sdk.ts";
 export { sandboxFlags, sandboxMemoryMb, subprocessRuntime } from "./subprocess_runtime.ts";
 export type { SubprocessRuntimeOptions } from "./subprocess_runtime.ts";

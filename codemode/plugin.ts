@@ -1,14 +1,15 @@
 /**
- * The Code Mode plugin: registers `run_code` and adds the SDK section to the system prompt of
- * agents that present tools as code.
+ * The Code Mode plugin: registers `run_code` (a reserved registration), installs the listing hook
+ * of the three modes and the route that denies direct calls under `code`, and adds the SDK section
+ * to the system prompt of agents that present tools as code.
  *
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
-import type { Next, ToolMode, ToolRegistry } from "../registry/types.ts";
+import type { Next, ToolRegistry } from "../registry/types.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
-import { CODE_RUNNER_NAME } from "../registry/tool_registry.ts";
+import { CODE_RUNNER_NAME, codeModeListing, type ToolMode } from "./tool_mode.ts";
 import type { ToolCall } from "../registry/tool_call.ts";
 import { errorOutcome } from "../tools/outcome.ts";
 import { createRunCodeTool } from "./run_code.ts";
@@ -69,15 +70,17 @@ export function codeModeRoute(call: ToolCall, next: Next): Promise<ToolOutcome> 
 export const CODE_MODE_PROMPT_HOOK = "agent/system-prompt";
 
 /**
- * The Code Mode plugin (injects `tools`). It registers `run_code` through
- * `ctx.tools.registerCodeRunner()` and listens on `agent/system-prompt`: for an agent whose mode
- * is `code` or `both` (its `toolMode` property, else the config's `mode`) it appends
- * {@linkcode codeModePrompt} for the visible tools. The section is byte-identical while the tool
- * set is unchanged.
+ * The Code Mode plugin (injects `tools`). It registers `run_code` with
+ * `ctx.tools.register(definition, { reserved: true })`, installs {@linkcode codeModeListing} with
+ * `ctx.tools.listing()` and {@linkcode codeModeRoute} as `route` middleware, and listens on
+ * `agent/system-prompt`: for an agent whose mode is `code` or `both` (its `toolMode` property, else
+ * the config's `mode`) it appends {@linkcode codeModePrompt} for the visible tools. The section is
+ * byte-identical while the tool set is unchanged.
  *
- * Modes: `native` shows the model every tool and not `run_code`; `code` shows only `run_code`
- * (direct calls to other tools get `UNKNOWN_TOOL` with the way back); `both` shows everything.
- * An agent picks its mode with `createAgent(ctx, { toolMode: "code" })`.
+ * Modes ({@linkcode ToolMode}): `native` shows the model every tool and not `run_code`; `code`
+ * shows only `run_code` (direct calls to other tools get `UNKNOWN_TOOL` with the way back); `both`
+ * shows everything; another mode makes `schemas()` throw. An agent picks its mode with
+ * `createAgent(ctx, { toolMode: "code" })`.
  *
  * @example Usage
  * ```ts ignore
@@ -97,12 +100,14 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
     }
     const { mode = "code", runtime, limits, executor } = config ?? {};
     tools.use("route", codeModeRoute);
+    tools.listing(codeModeListing);
     const chosen = runtime ??
       (executor === undefined ? undefined : subprocessRuntime({ executor }));
-    tools.registerCodeRunner(createRunCodeTool(tools, {
+    const runCode = createRunCodeTool(tools, {
       ...(chosen === undefined ? {} : { runtime: chosen }),
       ...(limits === undefined ? {} : { limits }),
-    }));
+    });
+    tools.register(runCode, { reserved: true });
     // One section per tool list: the registry caches each scope's list until it changes.
     const sections = new WeakMap<readonly AnyToolDefinition[], string>();
     ctx.on(CODE_MODE_PROMPT_HOOK, function addCodeModeSection(prompt: unknown, agent: unknown) {

@@ -11,7 +11,7 @@ import type { GenericCallView } from "../tools/views.ts";
 import type { ToolRegistry } from "../registry/types.ts";
 import { CodeRunFailedError } from "./code_run_failed_error.ts";
 import type { CodeRunLimits, CodeRunResult, CodeRuntime, CodeToolCall } from "./runtime.ts";
-import { RUN_CODE_TOOL_NAME } from "./sdk.ts";
+import { CODE_RUNNER_NAME } from "./tool_mode.ts";
 import { subprocessRuntime } from "./subprocess_runtime.ts";
 
 /** Arguments of `run_code`. */
@@ -106,7 +106,8 @@ function appendDispatch(exec: ToolExecution, data: JsonObject): void {
 }
 
 /**
- * Creates the `run_code` definition, to be registered with `ctx.tools.registerCodeRunner()`.
+ * Creates the `run_code` definition, to be registered with
+ * `ctx.tools.register(definition, { reserved: true })` (the Code Mode plugin does).
  *
  * Each program call re-enters `tools.execute()` as callId `<outer>:code:<n>` with `parent` = the
  * run_code token, the same agent, the run-scoped abort and `mode: "native"`; it is logged as a
@@ -142,8 +143,8 @@ export function createRunCodeTool(
   const limits = options.limits ?? {};
 
   async function callTool(exec: ToolExecution, call: CodeToolCall): Promise<string> {
-    if (call.name === RUN_CODE_TOOL_NAME) {
-      throw new Error(`"${RUN_CODE_TOOL_NAME}" cannot be called from inside a program`);
+    if (call.name === CODE_RUNNER_NAME) {
+      throw new Error(`"${CODE_RUNNER_NAME}" cannot be called from inside a program`);
     }
     const subCallId = `${exec.callId}:code:${call.index}`;
     const outcome = await tools.execute({
@@ -174,7 +175,7 @@ export function createRunCodeTool(
   }
 
   return {
-    name: RUN_CODE_TOOL_NAME,
+    name: CODE_RUNNER_NAME,
     description:
       "Runs a TypeScript program that calls tools as `await tools.<name>(args)` (see the Code Mode section of the system prompt for the API). Returns the program's logs and its returned value.",
     parameters: PARAMETERS,

@@ -12,6 +12,7 @@ import {
   renderSchema,
   renderState,
 } from "./_schema_ts.ts";
+import { CODE_RUNNER_NAME } from "./tool_mode.ts";
 
 /** What SDK generation reads of a tool (a `ToolDefinition` or `ToolSchema` fits). */
 export interface SdkTool {
@@ -22,9 +23,6 @@ export interface SdkTool {
   /** The JSON Schema of the arguments. */
   readonly parameters?: unknown;
 }
-
-/** The name of the Code Mode transport tool; never part of the SDK. */
-export const RUN_CODE_TOOL_NAME = "run_code";
 
 const PRELUDE =
   `type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -46,7 +44,7 @@ function readTool(
 ): { name: string; description: unknown; parameters: unknown } | undefined {
   try {
     const { name, description, parameters } = tool as SdkTool;
-    if (typeof name !== "string" || name === RUN_CODE_TOOL_NAME) return undefined;
+    if (typeof name !== "string" || name === CODE_RUNNER_NAME) return undefined;
     return { name, description, parameters };
   } catch {
     return undefined;

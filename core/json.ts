@@ -142,7 +142,7 @@ export function snapshotJson(value: unknown): JsonValue {
  * equal(isJsonSnapshot({ a: 1 }), false);
  * ```
  */
-export function isJsonSnapshot(value: unknown): boolean {
+export function isJsonSnapshot(value: unknown): value is JsonValue {
   return typeof value === "object" && value !== null && isMarkedSnapshot(value);
 }
 

@@ -8,7 +8,7 @@
 import type { Context, Plugin } from "../core/context.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { ToolRegistry } from "../registry/types.ts";
-import { backgroundLayer } from "./background_layer.ts";
+import { useBackground } from "./background_mode.ts";
 import { JobService } from "./job_service.ts";
 import type { JobServiceOptions } from "./types.ts";
 import { cleanupSpillFiles, spillPolicy, type SpillPolicyOptions } from "./spill_policy.ts";
@@ -52,8 +52,8 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
     if (options.spill !== false) tools?.use("tools/post-execute", spillPolicy(options.spill ?? {}));
     // Background mode, once, before anything awaits: a plugin applied right after this one
     // (bash) registers its `background: true` tool with `run_in_background` already on offer.
-    const layer = backgroundLayer(jobs, ctx.logger);
-    let installed = tools?.use(layer) !== undefined;
+    let installed = tools !== undefined;
+    if (tools !== undefined) useBackground(tools, jobs, ctx.logger);
     const maxAgeMs = options.maxFileAgeMs ?? 7 * 24 * 3600 * 1000;
     const dirs = [options.spillDir, options.spill ? options.spill.dir : undefined];
     await Promise.all(
@@ -70,7 +70,10 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
       inject: ["tools"],
       apply(tools: Context): void {
         const registry = tools.get<ToolRegistry>("tools")!;
-        if (!installed) installed = registry.use(layer) !== undefined;
+        if (!installed) {
+          installed = true;
+          useBackground(registry, jobs, ctx.logger);
+        }
         for (const tool of jobTools(jobs, options)) registry.register(tool);
       },
     });

@@ -49,8 +49,8 @@ export type {
   ProcessMarker,
 } from "./process_tree.ts";
 export { jobOf, RUN_IN_BACKGROUND, withBackground } from "./with_background.ts";
-export { backgroundLayer } from "./background_layer.ts";
-export type { BackgroundJobs } from "./background_layer.ts";
+export { useBackground } from "./background_mode.ts";
+export type { BackgroundJobs } from "./background_mode.ts";
 export type { JobStarter, WithBackgroundOptions } from "./with_background.ts";
 export { jobTools } from "./tools.ts";
 export type { JobToolsOptions } from "./tools.ts";

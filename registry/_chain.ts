@@ -22,7 +22,6 @@ import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "./hooks.ts
 import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "./hooks.ts";
 import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
 import { aroundView, type BodyOptions, runBody } from "./_run_body.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
 
@@ -38,8 +37,6 @@ export interface Installed {
   readonly run: ToolMiddleware | undefined;
   /** The function of `guard(fn)` (the registry's own sugar, composed without its phase's checks). */
   readonly guard?: Guard;
-  /** A layer's rewrite of the definitions registered while it is installed. */
-  readonly define?: ((definition: AnyToolDefinition) => AnyToolDefinition) | undefined;
 }
 
 /** Composes `steps` around `inner`; with no steps `inner` is called straight through. */

@@ -170,7 +170,7 @@ function settle(
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === "object" && value !== null &&
-    typeof (value as { then?: unknown }).then === "function";
+    "then" in value && typeof value.then === "function";
 }
 
 function isAbortError(error: unknown): boolean {

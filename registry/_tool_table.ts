@@ -1,8 +1,8 @@
 /**
  * The tool table behind `ctx.tools`: a global layer plus session-scoped layers and masks, with
  * cached sorted views and schema lists per scope, and the model-facing schema types. It knows no
- * tool by name: which names are pinned (never masked) and which schemas a view lists are its
- * caller's choice (the registry's, which Code Mode configures).
+ * tool by name: which names are pinned (never masked: the reserved ones) and which schemas a view
+ * lists (the listing hooks') are the registry's choice.
  *
  * @module
  */
@@ -121,7 +121,7 @@ export class ToolTable {
 
   /**
    * The visible schemas of `scope` that `lists` selects, sorted by name and cached under `key`
-   * (the same key must always come with the same selection).
+   * (the same key must come with the same selection until {@linkcode relist}).
    */
   schemas(
     key: string,
@@ -135,6 +135,11 @@ export class ToolTable {
       view.schemas.set(key, schemas);
     }
     return schemas;
+  }
+
+  /** Drops the cached schema lists (the selection of a key changed). */
+  relist(): void {
+    for (const view of this.#views.values()) view.schemas.clear();
   }
 
   /** The cached, sorted view of `scope` (a scope without registrations shares the global view). */

@@ -255,34 +255,34 @@ export function denied(reason: string): ToolOutcome {
  * @throws {TypeError} When it is not `{kind: "allow"}`, `{kind: "deny", reason}` or `{kind: "ask", reason?, scope?}`.
  */
 export function checkPreDecision(value: unknown): PreExecuteDecision {
-  const d = value as { kind?: unknown; reason?: unknown } | null;
-  if (typeof d === "object" && d !== null) {
-    if (d.kind === "allow") return d as PreExecuteDecision;
-    if (d.kind === "deny" && typeof d.reason === "string") return d as PreExecuteDecision;
-    const scope = (d as { scope?: { key?: unknown; label?: unknown } }).scope;
-    const scoped = scope === undefined ||
-      (typeof scope?.key === "string" && typeof scope.label === "string");
-    if (d.kind === "ask" && (d.reason === undefined || typeof d.reason === "string") && scoped) {
-      return d as PreExecuteDecision;
-    }
-  }
+  if (isPreDecision(value)) return value;
+  const shown = describeValue(value);
   throw new TypeError(
-    `tools/pre-execute produced an invalid decision ${
-      describeValue(value)
-    }: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?}`,
+    `tools/pre-execute produced an invalid decision ${shown}: expected {kind: "allow"}, {kind: "deny", reason} or {kind: "ask", reason?}`,
   );
 }
 
+function isPreDecision(d: unknown): d is PreExecuteDecision {
+  if (!isRecord(d)) return false;
+  const { kind, reason, scope } = d;
+  if (kind === "allow" || kind === "deny") return kind === "allow" || typeof reason === "string";
+  const scoped = scope === undefined ||
+    (isRecord(scope) && typeof scope.key === "string" && typeof scope.label === "string");
+  return kind === "ask" && (reason === undefined || typeof reason === "string") && scoped;
+}
+
 function checkPostDecision(value: unknown): PostExecuteDecision {
-  const d = value as { kind?: unknown } | null;
-  if (typeof d === "object" && d !== null && (d.kind === "accept" || d.kind === "block")) {
-    return d as PostExecuteDecision;
+  if (isRecord(value) && (value.kind === "accept" || value.kind === "block")) {
+    return value as PostExecuteDecision;
   }
+  const shown = describeValue(value);
   throw new TypeError(
-    `tools/post-execute produced an invalid decision ${
-      describeValue(value)
-    }: expected {kind: "accept", content?, additionalContexts?} or {kind: "block", feedback}`,
+    `tools/post-execute produced an invalid decision ${shown}: expected {kind: "accept", content?, additionalContexts?} or {kind: "block", feedback}`,
   );
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null;
 }
 
 /** A middleware as the phase rules see it (the registry's `ToolMiddleware`, any call type). */

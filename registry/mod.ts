@@ -20,18 +20,19 @@
  *
  * @module
  */
-export { checkRegistryOptions, CODE_RUNNER_NAME, createToolRegistry } from "./tool_registry.ts";
+export { checkRegistryOptions, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { toolsPlugin } from "./tools_plugin.ts";
 
 export type { ToolCall } from "./tool_call.ts";
 export type {
+  DefinitionHook,
   ExecuteRequest,
+  ListingHook,
   Next,
   PreExecuteMiddleware,
-  ToolLayer,
+  RegisterOptions,
   ToolMiddleware,
-  ToolMode,
   ToolRegistry,
 } from "./types.ts";
 export { TOOL_PHASES } from "./hooks.ts";

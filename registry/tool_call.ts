@@ -17,7 +17,7 @@ import type {
   ToolExecution,
 } from "../tools/definition.ts";
 import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
-import type { ExecuteRequest, ToolCall, ToolMode } from "./types.ts";
+import type { ExecuteRequest, ToolCall } from "./types.ts";
 
 export type { ToolCall } from "./types.ts";
 
@@ -30,7 +30,7 @@ export class CallRecord implements ToolCall {
   readonly token: symbol;
   readonly parent?: symbol;
   readonly rootCallId: string;
-  readonly mode: ToolMode;
+  readonly mode: string;
   readonly definition: AnyToolDefinition | undefined;
   readonly signal: AbortSignal;
   readonly exec: ToolExecution;
@@ -60,7 +60,7 @@ export class CallRecord implements ToolCall {
     this.name = request.name;
     try {
       const args = request.arguments;
-      this.arguments = isJsonSnapshot(args) ? args as JsonValue : snapshotJson(args);
+      this.arguments = isJsonSnapshot(args) ? args : snapshotJson(args);
     } catch (error) {
       logger.debug(`call "${this.callId}" to "${this.name}": ${errorMessage(error)}`);
       this.rejected = invalidArgsOutcome(error);
@@ -196,6 +196,9 @@ export function readRequest(request: ExecuteRequest): ExecuteRequest | string {
   if (typeof callId !== "string") return bad("callId", "a string", callId);
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     return bad("signal", "an AbortSignal", signal);
+  }
+  if (mode !== undefined && (typeof mode !== "string" || mode === "")) {
+    return bad("mode", "a non-empty string", mode);
   }
   // A fresh request of the fields as read (a later getter call could answer differently).
   return {

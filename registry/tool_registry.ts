@@ -8,28 +8,19 @@ import { BIND_SERVICE, type Context } from "../core/context.ts";
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { AnyToolDefinition } from "../tools/definition.ts";
+import { TOOL_NAME_REGEXP } from "../tools/define_tool.ts";
 import { errorOutcome, thrownOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { compileToolFilter, type ToolFilter } from "../tools/tool_filter.ts";
 import { assertPositive, checkDefinition } from "./_check_definition.ts";
 import { type Entry, ToolTable } from "./_tool_table.ts";
 import type { BodyOptions } from "./_run_body.ts";
 import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
-import { runGuard, TOOL_PHASES, type ToolPhase } from "./hooks.ts";
+import { runGuard, TOOL_PHASES } from "./hooks.ts";
 import { CallRecord, checkScope, lifetime, readRequest, safe, type ToolCall } from "./tool_call.ts";
 import type { Guard } from "./hooks.ts";
-import type { ExecuteRequest, ToolLayer, ToolMiddleware, ToolMode, ToolRegistry } from "./types.ts";
-/**
- * The reserved name of the Code Mode transport tool (only `registerCodeRunner()` may use it).
- *
- * @example Usage
- * ```ts
- * import { CODE_RUNNER_NAME } from "./tool_registry.ts";
- * import { equal } from "node:assert/strict";
- * equal(CODE_RUNNER_NAME, "run_code");
- * ```
- */
-export const CODE_RUNNER_NAME: string = "run_code";
-
+import type { DefinitionHook, ExecuteRequest, ListingHook } from "./types.ts";
+import type { RegisterOptions, ToolMiddleware } from "./types.ts";
+import type { ToolRegistry, ToolSchema } from "./types.ts";
 /** Options of {@linkcode createToolRegistry} (and the `tools` plugin's config). */
 export interface ToolRegistryOptions {
   /** Deadline for tools that declare no `timeoutMs`; `undefined` means none. @default {undefined} */
@@ -40,6 +31,11 @@ export interface ToolRegistryOptions {
    * @default {2000}
    */
   readonly abortGraceMs?: number;
+  /**
+   * The names only `register(definition, { reserved: true })` may take (presentation
+   * infrastructure, never masked): `run_code` is reserved before Code Mode loads. @default {["run_code"]}
+   */
+  readonly reservedNames?: readonly string[];
 }
 
 /**
@@ -48,9 +44,10 @@ export interface ToolRegistryOptions {
  * Most code uses the `tools` plugin or `createHarness()` instead.
  *
  * @param ctx The context events and the optional `approval` service are read from.
- * @param options Deadlines.
+ * @param options Deadlines and the reserved names.
  * @returns The service (provide it as `tools`).
- * @throws {RangeError} When an option is not a positive finite number.
+ * @throws {RangeError} When a deadline is not a positive finite number.
+ * @throws {TypeError} When `reservedNames` is not an array of tool names.
  *
  * @example Usage
  * ```ts
@@ -74,21 +71,22 @@ export function createToolRegistry(
   options: ToolRegistryOptions = {},
 ): ToolRegistry {
   checkRegistryOptions(options);
-  const { defaultTimeoutMs, abortGraceMs = 2000 } = options;
-  return new ToolRegistryService(ctx, defaultTimeoutMs, abortGraceMs).bind(ctx);
+  return new ToolRegistryService(ctx, options).bind(ctx);
 }
 
 /**
  * Validates {@linkcode ToolRegistryOptions} without creating anything.
  *
  * @param options The options.
- * @throws {RangeError} When an option is not a positive finite number.
+ * @throws {RangeError} When a deadline is not a positive finite number.
+ * @throws {TypeError} When `reservedNames` is not an array of tool names.
  *
  * @example Usage
  * ```ts
  * import { checkRegistryOptions } from "./tool_registry.ts";
  * import { throws } from "node:assert/strict";
  * throws(() => checkRegistryOptions({ abortGraceMs: 0 }), RangeError);
+ * throws(() => checkRegistryOptions({ reservedNames: ["bad name"] }), TypeError);
  * ```
  */
 export function checkRegistryOptions(options: ToolRegistryOptions): void {
@@ -96,39 +94,52 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
     assertPositive("defaultTimeoutMs", options.defaultTimeoutMs);
   }
   if (options.abortGraceMs !== undefined) assertPositive("abortGraceMs", options.abortGraceMs);
+  const names: unknown = options.reservedNames ?? [];
+  const bad = Array.isArray(names)
+    ? names.find((n) => typeof n !== "string" || !TOOL_NAME_REGEXP.test(n))
+    : names;
+  if (bad === undefined) return;
+  const shown = describeValue(bad);
+  throw new TypeError(
+    `Invalid reservedNames: expected an array of tool names matching ${TOOL_NAME_REGEXP}, received ${shown}`,
+  );
 }
 
 class ToolRegistryService {
   readonly #ctx: Context;
   readonly #body: Omit<BodyOptions, "abortSuccess">;
-  /** Every installed middleware (guards and layers included), in installation order. */
+  /** Every installed middleware (guards included), in installation order. */
   #installed: readonly Installed[] = [];
   /** The `tools/result` middleware, in installation order. */
   #observers: readonly Installed[] = [];
+  /** The listing hooks (`schemas()` lists what all accept) and definition hooks, as installed. */
+  #hooks: readonly Hook[] = [];
   #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
   readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
-  readonly #table = new ToolTable((name) => name === CODE_RUNNER_NAME);
+  readonly #reserved: ReadonlySet<string>;
+  readonly #table: ToolTable;
 
-  constructor(ctx: Context, defaultTimeoutMs: number | undefined, graceMs: number) {
+  constructor(ctx: Context, options: ToolRegistryOptions) {
+    const { defaultTimeoutMs, abortGraceMs: graceMs = 2000, reservedNames = ["run_code"] } =
+      options;
     this.#ctx = ctx;
     this.#body = { defaultTimeoutMs, graceMs, logger: ctx.logger };
+    this.#reserved = new Set(reservedNames);
+    this.#table = new ToolTable((name) => this.#reserved.has(name));
   }
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
   bind(caller: Context): ToolRegistry & { [BIND_SERVICE](ctx: Context): ToolRegistry } {
     return {
-      register: (definition, options) =>
-        this.#register(caller, definition, false, checkScope("register a tool", options?.scope)),
-      registerCodeRunner: (definition) => this.#register(caller, definition, true, undefined),
+      register: (definition, options) => this.#register(caller, definition, options),
       get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
       list: (options) => this.#table.list(options?.scope),
-      schemas: (options) => {
-        const mode = options?.mode ?? "native";
-        return this.#table.schemas(mode, listedIn(mode), options?.scope);
-      },
+      schemas: (options) => this.#schemas(options?.mode ?? "native", options?.scope),
+      listing: (hook) => this.#hook(caller, "a listing hook", hook, { listing: hook }),
+      define: (hook) => this.#hook(caller, "a definition hook", hook, { define: hook }),
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
@@ -145,13 +156,19 @@ class ToolRegistryService {
   #register(
     caller: Context,
     definition: AnyToolDefinition,
-    codeRunner: boolean,
-    scope: string | undefined,
+    options: RegisterOptions | undefined,
   ): () => void {
-    for (const { define } of this.#installed) if (define) definition = define(definition);
+    const scope = checkScope("register a tool", options?.scope);
+    const reserved: unknown = options?.reserved ?? false;
+    if (typeof reserved !== "boolean") {
+      throw new TypeError(
+        `Cannot register a tool: reserved is ${describeValue(reserved)}, expected a boolean`,
+      );
+    }
+    for (const hook of this.#hooks) if ("define" in hook) definition = hook.define(definition);
     const schema = checkDefinition(definition);
     const name = definition.name;
-    checkReserved(name, codeRunner);
+    this.#checkReserved(name, reserved, scope);
     this.#table.checkFree(name, scope);
     const entry: Entry = { definition, schema };
     return effect(caller, () => {
@@ -163,13 +180,61 @@ class ToolRegistryService {
     });
   }
 
-  /** `guard(fn)`: sugar for `guard`-phase middleware that denies with the string `fn` returns. */
-  #guard(caller: Context, guard: Guard): () => void {
-    if (typeof guard !== "function") {
-      throw new TypeError(
-        `Cannot add a guard: expected a function, received ${describeValue(guard)}`,
+  /** A reserved name only with `reserved: true` (and globally), which only takes such a name. */
+  #checkReserved(name: string, reserved: boolean, scope: string | undefined): void {
+    const isReserved = this.#reserved.has(name);
+    if (!reserved && isReserved) {
+      throw new HarnessError(
+        "RESERVED_TOOL",
+        `tool "${name}" is reserved: only register(definition, { reserved: true }) may take it (Code Mode's codeModePlugin registers run_code)`,
       );
     }
+    if (reserved && (!isReserved || scope !== undefined)) {
+      const names = [...this.#reserved].map((n) => JSON.stringify(n)).join(", ") || "none";
+      const why = isReserved
+        ? `a reserved tool is global, not of scope "${scope}"`
+        : `it is not a reserved name (reservedNames: ${names})`;
+      throw new TypeError(`Cannot register tool "${name}" as reserved: ${why}`);
+    }
+  }
+
+  /** The schemas of `scope`'s visible tools that every listing hook accepts under `mode`. */
+  #schemas(mode: unknown, scope: string | undefined): readonly ToolSchema[] {
+    if (typeof mode !== "string" || mode === "") {
+      throw new TypeError(
+        `Cannot list tool schemas: mode is ${describeValue(mode)}, expected a non-empty string`,
+      );
+    }
+    const hooks = this.#hooks;
+    return this.#table.schemas(mode, (definition) =>
+      hooks.every((hook) => {
+        const listed: unknown = "listing" in hook ? hook.listing(definition, mode) : true;
+        if (typeof listed === "boolean") return listed;
+        const shown = describeValue(listed);
+        throw new TypeError(
+          `A listing hook returned ${shown} for tool "${definition.name}" under mode "${mode}", expected a boolean`,
+        );
+      }), scope);
+  }
+
+  /** Installs a listing or definition hook (an effect of `caller`'s fiber). */
+  #hook(caller: Context, what: string, hook: unknown, entry: Hook): () => void {
+    checkFunction(`add ${what}`, hook);
+    const change = (hooks: readonly Hook[]) => {
+      this.#hooks = hooks;
+      if ("define" in entry) return;
+      this.#table.relist();
+      this.#ctx.emit("tools/changed");
+    };
+    return effect(caller, () => {
+      change([...this.#hooks, entry]);
+      return () => change(this.#hooks.filter((h) => h !== entry));
+    });
+  }
+
+  /** `guard(fn)`: sugar for `guard`-phase middleware that denies with the string `fn` returns. */
+  #guard(caller: Context, guard: Guard): () => void {
+    checkFunction("add a guard", guard);
     return this.#install(caller, {
       phase: "guard",
       guard,
@@ -189,26 +254,20 @@ class ToolRegistryService {
     });
   }
 
-  /** `use(phase, middleware)`, `use(middleware)` (`tools/execute`) or `use(layer)`. */
+  /** `use(phase, middleware)` or `use(middleware)` (`tools/execute`). */
   #use(caller: Context, first: unknown, middleware: unknown): () => void {
     if (typeof first === "function") [first, middleware] = ["tools/execute", first];
-    if (typeof first === "string") {
-      if (!(TOOL_PHASES as readonly string[]).includes(first)) {
-        throw useError(`an unknown phase ${JSON.stringify(first)}`);
-      }
-      if (typeof middleware !== "function") throw useError(describeValue(middleware));
-      return this.#install(caller, {
-        phase: first as ToolPhase,
-        run: middleware as ToolMiddleware,
-      });
+    const phase = TOOL_PHASES.find((p) => p === first);
+    if (phase === undefined) {
+      throw useError(
+        typeof first === "string"
+          ? `an unknown phase ${JSON.stringify(first)}`
+          : describeValue(first),
+      );
     }
-    const layer = first as ToolLayer;
-    if (
-      typeof layer !== "object" || layer === null || !["route", "body"].includes(layer.position)
-    ) {
-      throw useError(describeValue(layer));
-    }
-    return this.#install(caller, { phase: layer.position, run: layer.run, define: layer.define });
+    if (typeof middleware !== "function") throw useError(describeValue(middleware));
+    // Pre-execute middleware may also return decisions: the chain reads its phase's as such.
+    return this.#install(caller, { phase, run: middleware as ToolMiddleware });
   }
 
   /** Installs `entry`, an effect of `caller`'s fiber. */
@@ -263,7 +322,7 @@ class ToolRegistryService {
       } else {
         let read: ExecuteRequest | string;
         try {
-          read = readRequest(request as ExecuteRequest);
+          read = readRequest(request);
         } catch (error) {
           read = `tool execution request could not be read: ${errorMessage(error)}`;
         }
@@ -312,41 +371,20 @@ class ToolRegistryService {
   }
 }
 
-const LISTED: Readonly<Record<ToolMode, (definition: AnyToolDefinition) => boolean>> = {
-  both: () => true,
-  code: (definition) => definition.name === CODE_RUNNER_NAME,
-  native: (definition) => definition.name !== CODE_RUNNER_NAME,
-};
+/** An installed listing or definition hook (a fresh object per installation). */
+type Hook = { readonly listing: ListingHook } | { readonly define: DefinitionHook };
 
-/** Which definitions `schemas({ mode })` lists: under `code` only the runner, under `native` the rest. */
-function listedIn(mode: ToolMode): (definition: AnyToolDefinition) => boolean {
-  if (typeof mode === "string" && Object.hasOwn(LISTED, mode)) return LISTED[mode];
-  throw new TypeError(
-    `Cannot list tool schemas: mode is ${describeValue(mode)}, expected "native", "code" or "both"`,
-  );
-}
-
-/** The code runner's name only by `registerCodeRunner()`, which takes no other. */
-function checkReserved(name: string, codeRunner: boolean): void {
-  if (codeRunner && name !== CODE_RUNNER_NAME) {
-    throw new TypeError(
-      `Cannot register a code runner named ${
-        JSON.stringify(name)
-      }: the code runner must be named "${CODE_RUNNER_NAME}"`,
-    );
-  }
-  if (!codeRunner && name === CODE_RUNNER_NAME) {
-    throw new HarnessError(
-      "RESERVED_TOOL",
-      `tool "${CODE_RUNNER_NAME}" is reserved for the Code Mode runner: use registerCodeRunner()`,
-    );
+/** Throws a TypeError unless `value` is a function. */
+function checkFunction(action: string, value: unknown): void {
+  if (typeof value !== "function") {
+    throw new TypeError(`Cannot ${action}: expected a function, received ${describeValue(value)}`);
   }
 }
 
 /** The TypeError of a malformed `use()` argument. */
 function useError(received: string): TypeError {
   return new TypeError(
-    `Cannot add tool middleware: expected (phase, middleware), (middleware) or a layer { position: "route" | "body", run?, define? }, received ${received}`,
+    `Cannot add tool middleware: expected (phase, middleware) or (middleware), received ${received}`,
   );
 }
 

@@ -49,7 +49,7 @@ export interface CreateHarnessOptions extends ContextOptions, ToolRegistryOption
  * Builds a root context with `ctx.tools` provided — the usual starting point for embedders and
  * tests. Dispose everything with `await ctx.fiber.dispose()`.
  *
- * @param options Root name, logging and registry deadlines.
+ * @param options Root name, logging, registry deadlines and reserved names.
  * @returns The root context.
  * @throws {RangeError} When a registry option is invalid.
  *
@@ -78,12 +78,13 @@ export interface CreateHarnessOptions extends ContextOptions, ToolRegistryOption
  * ```
  */
 export async function createHarness(options: CreateHarnessOptions = {}): Promise<ToolsContext> {
-  const { defaultTimeoutMs, abortGraceMs, ...contextOptions } = options;
+  const { defaultTimeoutMs, abortGraceMs, reservedNames, ...contextOptions } = options;
   checkRegistryOptions(options);
   const root = new Context(contextOptions);
   const fiber = root.plugin(toolsPlugin, {
     ...(defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs }),
     ...(abortGraceMs === undefined ? {} : { abortGraceMs }),
+    ...(reservedNames === undefined ? {} : { reservedNames }),
   });
   try {
     await fiber.ready;

@@ -1,5 +1,5 @@
 /**
- * Types of the `ctx.tools` service, its requests and its chain layers (the phase order is
+ * Types of the `ctx.tools` service, its requests, middleware and hooks (the phase order is
  * docs/contracts.md §2's; the hook types live in `hooks.ts`).
  *
  * @module
@@ -11,9 +11,6 @@ import type { ContentBlock } from "../tools/content.ts";
 import type { ArgsValidation, JsonSchema, ToolExecution } from "../tools/definition.ts";
 
 import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
-
-/** How tools are presented to the model (Code Mode's `run_code` versus the native tools). */
-export type ToolMode = "native" | "code" | "both";
 import type { ToolOutcome } from "../tools/outcome.ts";
 
 /** A model-facing tool schema. */
@@ -40,13 +37,13 @@ export interface ExecuteRequest {
   readonly agent?: AgentHandle;
   /** The enclosing execution's token (Code Mode sub-calls). */
   readonly parent?: symbol;
-  /** The caller's tool mode: under `code`, a direct call to a tool other than `run_code` is `UNKNOWN_TOOL`. @default {"native"} */
-  readonly mode?: ToolMode;
+  /** The listing (`schemas({ mode })`) the caller's model saw, for the middleware. @default {"native"} */
+  readonly mode?: string;
   /** Receives incremental output written by the body (`exec.output`). */
   readonly onOutput?: (chunk: string) => void;
 }
 
-/** Runs the rest of the chain; a layer may pass a new signal (the body sees it with the caller's). */
+/** Runs the rest of the chain; `tools/execute` middleware may pass a new signal (the body sees it with the caller's). */
 export type Next = (signal?: AbortSignal) => Promise<ToolOutcome>;
 
 /**
@@ -97,49 +94,52 @@ export type PreExecuteMiddleware = (
 ) => Promise<ToolOutcome | PreExecuteDecision> | ToolOutcome | PreExecuteDecision;
 
 /**
- * A layer a plugin adds to the chain with `ctx.tools.use()`, Hono-style: code before
- * `await next()` runs inward, code after it outward, and not calling `next` short-circuits.
- *
- * Positions (docs/contracts.md §2): `"route"` runs first, before the pre-abort check and all policy,
- * and an outcome it returns skips post-execute (Code Mode's direct-call denial); `"body"` runs
- * innermost, around the body and outside its deadline, and sees a success before a caller abort
- * turns it into `ABORTED` (background mode). `define` rewrites every definition registered while
- * the layer is installed (background mode adds `run_in_background`).
+ * Whether `schemas({ mode })` lists `definition` to a model under `mode` (an opaque name,
+ * `"native"` by default); a tool is listed when every installed hook says `true`. A throw (an
+ * unknown mode, say) propagates out of `schemas()`. Code Mode's `codeModeListing` is one.
  */
-export interface ToolLayer {
-  /** Where the layer sits. */
-  readonly position: "route" | "body";
-  /** The layer. @default {undefined} (a pass-through) */
-  readonly run?: (call: ToolCall, next: Next) => Promise<ToolOutcome>;
-  /** Rewrites a definition at registration. @default {undefined} */
-  readonly define?: (definition: AnyToolDefinition) => AnyToolDefinition;
+export type ListingHook = (definition: AnyToolDefinition, mode: string) => boolean;
+
+/** Rewrites a definition at registration (background mode adds `run_in_background`). */
+export type DefinitionHook = (definition: AnyToolDefinition) => AnyToolDefinition;
+
+/** Options of {@linkcode ToolRegistry.register}. */
+export interface RegisterOptions {
+  /** A session id: the tool is visible only to that scope, where it shadows a global tool. */
+  readonly scope?: string;
+  /**
+   * Presentation infrastructure, never masked: only (and required for) a global tool named in
+   * `ToolRegistryOptions.reservedNames` (`run_code`). @default {false}
+   */
+  readonly reserved?: boolean;
 }
 
 /** The `ctx.tools` service. */
 export interface ToolRegistry {
   /**
-   * Registers a tool; disposing the caller's fiber unregisters it. Throws on duplicates (per layer:
-   * global, or one scope) and `run_code`. With `scope`, the tool is visible only to that scope's
-   * lookups and calls, where it shadows a global tool of the same name.
+   * Registers a tool (rewritten by the {@linkcode DefinitionHook}s); disposing the caller's fiber
+   * unregisters it. Throws on duplicates (per layer: global, or one scope) and reserved names.
    */
-  register(definition: AnyToolDefinition, options?: { readonly scope?: string }): () => void;
-  /** Registers the reserved `run_code` transport (Code Mode only). */
-  registerCodeRunner(definition: AnyToolDefinition): () => void;
+  register(definition: AnyToolDefinition, options?: RegisterOptions): () => void;
   /** The visible definition of `name` (in `scope`, when given). */
   get(name: string, options?: { readonly scope?: string }): AnyToolDefinition | undefined;
   /** Every visible definition (in `scope`, when given), sorted by name. */
   list(options?: { readonly scope?: string }): readonly AnyToolDefinition[];
-  /** The model-facing projection, sorted by name; under `code` only `run_code`. */
+  /** The model-facing projection of what the {@linkcode ListingHook}s list, sorted by name. */
   schemas(
-    options?: { readonly mode?: ToolMode; readonly scope?: string },
+    options?: { readonly mode?: string; readonly scope?: string },
   ): readonly ToolSchema[];
+  /** Installs a {@linkcode ListingHook} (an effect of the caller's fiber; `tools/changed`). */
+  listing(hook: ListingHook): () => void;
+  /** Installs a {@linkcode DefinitionHook} for later registrations (an effect of the caller's fiber). */
+  define(hook: DefinitionHook): () => void;
   /** Adds a final monotonic guard (an effect of the caller's fiber). */
   guard(guard: Guard): () => void;
   /**
    * Hides global tools from the model (docs/contracts.md §1): `allow` keeps only names matching one of
    * its globs, `deny` removes matching names. With `scope` (a session id) only that agent's view
    * is masked, otherwise every view. Masks stack, so each only narrows; tools registered for the
-   * scope itself and the reserved `run_code` are never hidden. A hidden tool is absent from
+   * scope itself and reserved registrations (`run_code`) are never hidden. A hidden tool is absent from
    * `get`/`list`/`schemas` (and so from the Code Mode SDK), and a call to it fails with
    * `unknown tool`. An effect of the caller's fiber; the returned function lifts the mask.
    */
@@ -165,11 +165,6 @@ export interface ToolRegistry {
   use(phase: ToolPhase, middleware: ToolMiddleware): () => void;
   /** Installs middleware in the `tools/execute` phase (around dispatch). */
   use(middleware: ToolMiddleware): () => void;
-  /**
-   * Adds a layer (`route` or `body` middleware, and a `define` rewrite applied at registration);
-   * see {@linkcode ToolLayer}.
-   */
-  use(layer: ToolLayer): () => void;
   /**
    * Asks the user about `call` through `ctx.approval`, for `tools/pre-execute` middleware:
    * `undefined` when allowed, otherwise the outcome to return (the denial of docs/contracts.md §2
@@ -213,8 +208,8 @@ export interface ToolCall {
   readonly parent?: symbol;
   /** The call id of the outermost call this one runs under (its own for a top-level call). */
   readonly rootCallId: string;
-  /** The caller's tool mode. */
-  readonly mode: ToolMode;
+  /** The listing the caller's model saw (`ExecuteRequest.mode`, `"native"` by default). */
+  readonly mode: string;
   /** The definition visible when the call was built (generation pinning); `undefined` when unknown. */
   readonly definition: AnyToolDefinition | undefined;
   /** Caller cancellation composed with the calling fiber's lifetime (`AbortSignal.any`). */

@@ -11,7 +11,7 @@ import { LineSplitter } from "../core/lines.ts";
 import type { Plugin, PluginFunction } from "../core/plugin.ts";
 import type { ModelRequest } from "../agent/model.ts";
 import { MockAdapter, type MockEntry } from "../agent/mod.ts";
-import type { ToolMode } from "../registry/types.ts";
+import type { ToolMode } from "../codemode/mod.ts";
 import type { ToolsContext } from "../registry/tools_plugin.ts";
 import { normalizeText, scrubVolatile } from "./_normalize.ts";
 

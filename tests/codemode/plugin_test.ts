@@ -1,8 +1,14 @@
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { errorMessage } from "../../core/error_message.ts";
 import { createHarness } from "../../mod.ts";
 import { createAgent } from "../../mod.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mod.ts";
-import { type CodeModeConfig, codeModePlugin, codeModePrompt } from "../../codemode/mod.ts";
+import {
+  CODE_RUNNER_NAME,
+  type CodeModeConfig,
+  codeModePlugin,
+  codeModePrompt,
+} from "../../codemode/mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 async function setup(config: CodeModeConfig = {}) {
@@ -99,5 +105,75 @@ Deno.test("codeModePlugin follows an agent's own toolMode over the config", asyn
   ok(adapter.requests[0]!.system.startsWith("base\n\n# Code Mode\n"));
   deepEqual(adapter.requests[0]!.tools.map((t) => t.name), ["add", "run_code"]);
   await agent.dispose();
+  await ctx.fiber.dispose();
+});
+
+Deno.test("Code Mode's listing through an agent turn: code lists only run_code and denies direct calls", async () => {
+  await using dir = await tempDir();
+  const ctx = await setup();
+  // run_code is a reserved registration: no mask hides it.
+  ctx.tools.restrict({ deny: ["run_*"] }, { scope: "s-code" });
+  const adapter = new MockAdapter([
+    toolCallResponse("c1", "add", { a: 1, b: 2 }),
+    textResponse("done"),
+  ]);
+  const agent = await createAgent(ctx, {
+    adapter,
+    model: "mock",
+    cwd: dir.path,
+    logDir: dir.path,
+    sessionId: "s-code",
+    toolMode: "code",
+  });
+  equal(agent.toolMode, "code");
+  await agent.prompt("add directly");
+  for (const request of adapter.requests) deepEqual(request.tools.map((t) => t.name), ["run_code"]);
+  const result = agent.events.find((e) => e.type === "tool/result")!;
+  equal(result.isError, true);
+  deepEqual(result.content, [{
+    type: "text",
+    text:
+      'Error: unknown tool "add": only `run_code` is callable directly — call `add` from inside a `run_code` program instead',
+  }]);
+  await agent.dispose();
+  await ctx.fiber.dispose();
+});
+
+Deno.test("Code Mode's listing hook and run_code go with the plugin's fiber; unknown modes throw", async () => {
+  const ctx = await createHarness({ logSink: () => {} });
+  ctx.tools.register({
+    name: "add",
+    description: "Adds",
+    parameters: { type: "object" },
+    execute: () => [],
+  });
+  const changed: string[] = [];
+  ctx.on("tools/changed", () => void changed.push("changed"));
+  const fiber = ctx.plugin(codeModePlugin, {});
+  await fiber.ready;
+  deepEqual(ctx.tools.schemas().map((s) => s.name), ["add"]);
+  deepEqual(ctx.tools.schemas({ mode: "native" }).map((s) => s.name), ["add"]);
+  deepEqual(ctx.tools.schemas({ mode: "code" }).map((s) => s.name), [CODE_RUNNER_NAME]);
+  deepEqual(ctx.tools.schemas({ mode: "both" }).map((s) => s.name), ["add", "run_code"]);
+  // The SDK lists every visible tool: get/list are not filtered by the listing.
+  deepEqual(ctx.tools.list().map((d) => d.name), ["add", "run_code"]);
+  throws(() => ctx.tools.schemas({ mode: "fast" }), {
+    name: "TypeError",
+    message: 'Cannot list tool schemas: mode is "fast", expected "native", "code", "both"',
+  });
+  // A second Code Mode fails (run_code is registered once) and leaves the first one's listing.
+  const second = ctx.plugin(codeModePlugin, {});
+  await second.ready.catch(() => {});
+  equal(second.state, "failed");
+  equal(
+    errorMessage(second.error),
+    'tool "run_code" is already registered in this scope',
+  );
+  deepEqual(ctx.tools.schemas({ mode: "code" }).map((s) => s.name), [CODE_RUNNER_NAME]);
+  await fiber.dispose();
+  deepEqual(ctx.tools.schemas({ mode: "code" }).map((s) => s.name), ["add"]);
+  deepEqual(ctx.tools.schemas({ mode: "fast" }).map((s) => s.name), ["add"]);
+  equal(ctx.tools.get("run_code"), undefined);
+  equal(changed.length, 6);
   await ctx.fiber.dispose();
 });

@@ -1,7 +1,8 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createHarness } from "../../registry/tools_plugin.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
-import type { JobService } from "../../jobs/job_service.ts";
+import { JobService } from "../../jobs/job_service.ts";
+import { useBackground } from "../../jobs/background_mode.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import { HANG_GUARD_MS } from "../_helpers.ts";
 
@@ -71,6 +72,41 @@ Deno.test("register() keeps a background: true tool in the foreground when no jo
       arguments: { label: "x" },
     });
     deepEqual(outcome.content, [{ type: "text", text: "done\n" }]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("useBackground(): define() and body middleware, both removed by its remover", async () => {
+  const ctx = await createHarness({ logSink: () => {} });
+  await using jobs = new JobService();
+  try {
+    const remove = useBackground(ctx.tools, jobs, ctx.logger);
+    const first = slowCounter();
+    ctx.tools.register(first.tool);
+    ok("run_in_background" in (ctx.tools.get("count")!.parameters.properties as object));
+    const started = await ctx.tools.execute({
+      callId: "c1",
+      name: "count",
+      arguments: { label: "n", run_in_background: true },
+    });
+    equal(started.isError, false, JSON.stringify(started));
+    first.release();
+    await jobs.wait((started.meta as { jobId: string }).jobId, { timeoutMs: HANG_GUARD_MS });
+    remove();
+    // Registered after the remover: no rewrite, the tool runs in the foreground.
+    const second = slowCounter();
+    ctx.tools.register({ ...second.tool, name: "count2" });
+    deepEqual(Object.keys(ctx.tools.get("count2")!.parameters.properties as object), ["label"]);
+    second.release();
+    const direct = await ctx.tools.execute({
+      callId: "c2",
+      name: "count2",
+      arguments: { label: "m" },
+    });
+    deepEqual(direct.content, [{ type: "text", text: "done\n" }]);
+    // The tool registered while it was installed keeps its rewrite.
+    ok("run_in_background" in (ctx.tools.get("count")!.parameters.properties as object));
   } finally {
     await ctx.fiber.dispose();
   }

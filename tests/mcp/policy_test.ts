@@ -64,7 +64,7 @@ Deno.test("Code Mode calls MCP tools through the same pipeline and renders their
     names.push(exec.name);
     return undefined;
   });
-  ctx.tools.registerCodeRunner(createRunCodeTool(ctx.tools));
+  ctx.tools.register(createRunCodeTool(ctx.tools), { reserved: true });
   const outcome = await ctx.tools.execute({
     callId: "run",
     name: "run_code",

@@ -256,9 +256,15 @@ Deno.test("use() refuses an unknown phase and a middleware that is not a functio
     {
       name: "TypeError",
       message:
-        'Cannot add tool middleware: expected (phase, middleware), (middleware) or a layer { position: "route" | "body", run?, define? }, received an unknown phase "tools/before"',
+        'Cannot add tool middleware: expected (phase, middleware) or (middleware), received an unknown phase "tools/before"',
     },
   );
+  // The layer object of earlier versions is gone: route/body are phases, define() rewrites.
+  throws(() => h.ctx.tools.use({ position: "body" } as never), {
+    name: "TypeError",
+    message:
+      'Cannot add tool middleware: expected (phase, middleware) or (middleware), received {"position":"body"}',
+  });
   throws(
     () => h.ctx.tools.use("guard", 42 as unknown as ToolMiddleware),
     { name: "TypeError", message: /received 42$/ },

@@ -478,10 +478,7 @@ Deno.test("the chain follows listeners, guards and layers added or removed betwe
   });
   const offPost = h.ctx.on("tools/post-execute", () => void seen.push("post"));
   const offGuard = h.ctx.tools.guard(() => void seen.push("guard"));
-  const offLayer = h.ctx.tools.use({
-    position: "body",
-    run: (c, next) => (seen.push(`layer ${c.callId}`), next()),
-  });
+  const offLayer = h.ctx.tools.use("body", (c, next) => (seen.push(`layer ${c.callId}`), next()));
   equal(text(await call("2")), "body");
   deepEqual(seen, ["pre", "guard", "around", "layer 2", "post"]);
   for (const off of [offPre, offAround, offPost, offGuard, offLayer]) off();

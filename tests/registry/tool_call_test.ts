@@ -1,9 +1,9 @@
 /**
  * The typed ToolCall (`prepare()`), its once-only validation, and the chain's plugin layers.
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import type { ToolCall } from "../../registry/tool_call.ts";
-import type { Next, ToolLayer } from "../../registry/types.ts";
+import type { Next, ToolMiddleware } from "../../registry/types.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
 import { errorOutcome, type ToolOutcome } from "../../tools/outcome.ts";
@@ -85,12 +85,9 @@ Deno.test("execute() runs a prepared call once", async () => {
 Deno.test("a sub-call's rootCallId is its outermost call's id", async () => {
   await using h = await harness();
   const roots: string[] = [];
-  h.ctx.tools.use({
-    position: "route",
-    run: (call, next) => {
-      roots.push(`${call.callId}→${call.rootCallId}`);
-      return next();
-    },
+  h.ctx.tools.use("route", (call, next) => {
+    roots.push(`${call.callId}→${call.rootCallId}`);
+    return next();
   });
   h.ctx.tools.register(rawTool("leaf", () => [{ type: "text", text: "leaf" }]));
   h.ctx.tools.register(rawTool("outer", async (_args, exec: ToolExecution) => {
@@ -106,18 +103,15 @@ Deno.test("a sub-call's rootCallId is its outermost call's id", async () => {
   deepEqual(roots, ["c1→c1", "c1:code:1→c1"]);
 });
 
-Deno.test("use(): a route layer short-circuits before policy and post-execute", async () => {
+Deno.test("use(): route middleware short-circuits before policy and post-execute", async () => {
   await using h = await harness();
   const seen: string[] = [];
   h.ctx.on("tools/pre-execute", () => void seen.push("pre"));
   h.ctx.on("tools/post-execute", () => void seen.push("post"));
   h.ctx.on("tools/result", () => void seen.push("result"));
   h.ctx.tools.register(rawTool("t"));
-  const deny: ToolLayer = {
-    position: "route",
-    run: () => Promise.resolve(errorOutcome("routed away", { code: "UNKNOWN_TOOL" })),
-  };
-  const remove = h.ctx.tools.use(deny);
+  const deny: ToolMiddleware = () => errorOutcome("routed away", { code: "UNKNOWN_TOOL" });
+  const remove = h.ctx.tools.use("route", deny);
   equal(
     text(await h.ctx.tools.execute({ callId: "1", name: "t", arguments: {} })),
     "Error: routed away",
@@ -129,7 +123,7 @@ Deno.test("use(): a route layer short-circuits before policy and post-execute", 
   deepEqual(seen, ["pre", "post", "result"]);
 });
 
-Deno.test("use(): body layers run inside the wrappers and see a success before ABORTED", async () => {
+Deno.test("use(): body middleware runs inside the wrappers and see a success before ABORTED", async () => {
   await using h = await harness();
   const order: string[] = [];
   const controller = new AbortController();
@@ -144,15 +138,12 @@ Deno.test("use(): body layers run inside the wrappers and see a success before A
     order.push(`around out ${outcome.error?.code ?? "ok"}`);
     return outcome;
   });
-  h.ctx.tools.use({
-    position: "body",
-    async run(call: ToolCall, next: Next): Promise<ToolOutcome> {
-      order.push("layer in");
-      const outcome = await next();
-      order.push(`layer out ${outcome.isError ? "error" : "success"}`);
-      call.defer([{ type: "text", text: "noted" }]);
-      return outcome;
-    },
+  h.ctx.tools.use("body", async (call: ToolCall, next: Next): Promise<ToolOutcome> => {
+    order.push("layer in");
+    const outcome = await next();
+    order.push(`layer out ${outcome.isError ? "error" : "success"}`);
+    call.defer([{ type: "text", text: "noted" }]);
+    return outcome;
   });
   const outcome = await h.ctx.tools.execute({
     callId: "1",
@@ -165,14 +156,48 @@ Deno.test("use(): body layers run inside the wrappers and see a success before A
   deepEqual(order, ["around in", "layer in", "body", "layer out success", "around out ABORTED"]);
 });
 
-Deno.test("use(): define rewrites definitions registered while the layer is installed", async () => {
+Deno.test("define(): rewrites definitions registered while it is installed, in order", async () => {
   await using h = await harness();
   h.ctx.tools.register(rawTool("before"));
-  h.ctx.tools.use({
-    position: "body",
-    define: (definition) => ({ ...definition, description: `${definition.description} (x)` }),
+  const fiber = h.ctx.plugin({
+    name: "tagger",
+    apply(ctx: typeof h.ctx) {
+      ctx.tools.define((definition) => ({
+        ...definition,
+        description: `${definition.description} (x)`,
+      }));
+    },
   });
+  const removeY = h.ctx.tools.define((definition) => ({
+    ...definition,
+    description: `${definition.description} (y)`,
+  }));
   h.ctx.tools.register(rawTool("after"));
-  ok(!h.ctx.tools.get("before")!.description.endsWith("(x)"));
-  ok(h.ctx.tools.get("after")!.description.endsWith("(x)"));
+  equal(h.ctx.tools.get("before")!.description, "The before tool");
+  equal(h.ctx.tools.get("after")!.description, "The after tool (x) (y)");
+  // Disposing the installing fiber (or calling the remover) stops rewriting new registrations only.
+  await fiber.dispose();
+  h.ctx.tools.register(rawTool("later"));
+  equal(h.ctx.tools.get("later")!.description, "The later tool (y)");
+  equal(h.ctx.tools.get("after")!.description, "The after tool (x) (y)");
+  removeY();
+  h.ctx.tools.register(rawTool("last"));
+  equal(h.ctx.tools.get("last")!.description, "The last tool");
+  // What a hook returns is checked like any registration; a throwing hook registers nothing.
+  const removeBad = h.ctx.tools.define((definition) => ({ ...definition, name: "bad name" }));
+  throws(() => h.ctx.tools.register(rawTool("t")), {
+    name: "TypeError",
+    message:
+      'Cannot register a tool: name is "bad name", expected a string matching /^[a-zA-Z0-9_-]{1,64}$/',
+  });
+  removeBad();
+  h.ctx.tools.define(() => {
+    throw new Error("no rewrite");
+  });
+  throws(() => h.ctx.tools.register(rawTool("t")), { message: "no rewrite" });
+  equal(h.ctx.tools.get("t"), undefined);
+  throws(() => h.ctx.tools.define("x" as never), {
+    name: "TypeError",
+    message: 'Cannot add a definition hook: expected a function, received "x"',
+  });
 });

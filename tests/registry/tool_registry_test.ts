@@ -24,18 +24,25 @@ Deno.test("register() exposes tools through get(), list() and schemas() sorted b
   const tools = h.ctx.tools;
   tools.register(rawTool("zeta"));
   tools.register(rawTool("alpha"));
-  tools.registerCodeRunner(rawTool("run_code"));
+  tools.register(rawTool("run_code"), { reserved: true });
   equal(tools.get("alpha")?.name, "alpha");
   equal(tools.get("missing"), undefined);
   deepEqual(tools.list().map((d) => d.name), ["alpha", "run_code", "zeta"]);
+  // Without a listing hook every visible tool is listed, whatever the (opaque) mode.
   deepEqual(tools.schemas(), [
     { name: "alpha", description: "The alpha tool", parameters: { type: "object" } },
+    { name: "run_code", description: "The run_code tool", parameters: { type: "object" } },
     { name: "zeta", description: "The zeta tool", parameters: { type: "object" } },
   ]);
-  deepEqual(tools.schemas({ mode: "code" }).map((s) => s.name), ["run_code"]);
-  deepEqual(tools.schemas({ mode: "both" }).map((s) => s.name), ["alpha", "run_code", "zeta"]);
+  deepEqual(tools.schemas({ mode: "anything" }), tools.schemas());
   ok(Object.isFrozen(tools.schemas()[0]!.parameters));
-  throws(() => tools.schemas({ mode: "fast" as "native" }), TypeError);
+  throws(() => tools.schemas({ mode: "" }), {
+    name: "TypeError",
+    message: 'Cannot list tool schemas: mode is "", expected a non-empty string',
+  });
+  throws(() => tools.schemas({ mode: 1 as never }), {
+    message: "Cannot list tool schemas: mode is 1, expected a non-empty string",
+  });
 });
 
 Deno.test("register() throws on duplicate names", async () => {
@@ -49,16 +56,74 @@ Deno.test("register() throws on duplicate names", async () => {
   });
 });
 
-Deno.test("register() reserves run_code for registerCodeRunner()", async () => {
-  await using h = await harness();
-  throws(() => h.ctx.tools.register(rawTool("run_code")), {
-    name: "HarnessError",
-    message: 'tool "run_code" is reserved for the Code Mode runner: use registerCodeRunner()',
+Deno.test("register() reserves run_code for a reserved registration, even without Code Mode", async () => {
+  const ctx = await createHarness({ logSink: () => {} });
+  try {
+    const reservedError = {
+      name: "HarnessError",
+      code: "RESERVED_TOOL",
+      message:
+        'tool "run_code" is reserved: only register(definition, { reserved: true }) may take it (Code Mode\'s codeModePlugin registers run_code)',
+    };
+    throws(() => ctx.tools.register(rawTool("run_code")), reservedError);
+    throws(() => ctx.tools.register(rawTool("run_code"), { scope: "s1" }), reservedError);
+    throws(() => ctx.tools.register(rawTool("other"), { reserved: true }), {
+      name: "TypeError",
+      message:
+        'Cannot register tool "other" as reserved: it is not a reserved name (reservedNames: "run_code")',
+    });
+    throws(() => ctx.tools.register(rawTool("run_code"), { reserved: true, scope: "s1" }), {
+      name: "TypeError",
+      message:
+        'Cannot register tool "run_code" as reserved: a reserved tool is global, not of scope "s1"',
+    });
+    throws(() => ctx.tools.register(rawTool("run_code"), { reserved: "yes" as never }), {
+      message: 'Cannot register a tool: reserved is "yes", expected a boolean',
+    });
+    const remove = ctx.tools.register(rawTool("run_code"), { reserved: true });
+    throws(() => ctx.tools.register(rawTool("run_code"), { reserved: true }), {
+      name: "HarnessError",
+      code: "DUPLICATE_TOOL",
+      message: 'tool "run_code" is already registered in this scope',
+    });
+    throws(() => ctx.tools.register(rawTool("run_code")), reservedError);
+    remove();
+    ctx.tools.register(rawTool("run_code"), { reserved: true });
+    equal(ctx.tools.get("run_code")?.name, "run_code");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
+
+Deno.test("reservedNames sets which names need a reserved registration", async () => {
+  const ctx = await createHarness({ logSink: () => {}, reservedNames: ["shell_ui"] });
+  try {
+    // run_code is an ordinary name here; shell_ui is the reserved one, and masks never hide it.
+    ctx.tools.register(rawTool("run_code"));
+    throws(() => ctx.tools.register(rawTool("shell_ui")), { code: "RESERVED_TOOL" });
+    ctx.tools.register(rawTool("shell_ui"), { reserved: true });
+    ctx.tools.restrict({ allow: [] });
+    deepEqual(ctx.tools.list().map((d) => d.name), ["shell_ui"]);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+  const none = await createHarness({ logSink: () => {}, reservedNames: [] });
+  try {
+    throws(() => none.tools.register(rawTool("run_code"), { reserved: true }), {
+      message:
+        'Cannot register tool "run_code" as reserved: it is not a reserved name (reservedNames: none)',
+    });
+  } finally {
+    await none.fiber.dispose();
+  }
+  await rejects(() => createHarness({ reservedNames: ["ok", "bad name"] }), {
+    name: "TypeError",
+    message:
+      'Invalid reservedNames: expected an array of tool names matching /^[a-zA-Z0-9_-]{1,64}$/, received "bad name"',
   });
-  throws(() => h.ctx.tools.registerCodeRunner(rawTool("other")), TypeError);
-  h.ctx.tools.registerCodeRunner(rawTool("run_code"));
-  throws(() => h.ctx.tools.registerCodeRunner(rawTool("run_code")), {
-    message: 'tool "run_code" is already registered in this scope',
+  await rejects(() => createHarness({ reservedNames: "run_code" as never }), {
+    message:
+      'Invalid reservedNames: expected an array of tool names matching /^[a-zA-Z0-9_-]{1,64}$/, received "run_code"',
   });
 });
 
@@ -183,8 +248,8 @@ Deno.test("execute() never throws and rejects non-JSON arguments with INVALID_AR
 Deno.test("execute() reports unknown tools and the code-mode route", async () => {
   await using h = await harness();
   h.ctx.tools.register(rawTool("read"));
-  h.ctx.tools.registerCodeRunner(rawTool("run_code"));
-  // The route is Code Mode's layer (the codemode plugin adds it).
+  h.ctx.tools.register(rawTool("run_code"), { reserved: true });
+  // The route is Code Mode's middleware (the codemode plugin adds it).
   h.ctx.tools.use("route", codeModeRoute);
   const posts: string[] = [];
   h.ctx.on("tools/post-execute", (_d: unknown, exec: ToolExecution) => {

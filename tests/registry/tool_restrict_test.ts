@@ -80,12 +80,15 @@ Deno.test("ctx.tools.restrict() without scope masks every view; masks stack and 
   }
 });
 
-Deno.test("ctx.tools.restrict() never hides run_code and rejects malformed filters", async () => {
+Deno.test("ctx.tools.restrict() never hides a reserved registration and rejects malformed filters", async () => {
   const ctx = await harness();
   try {
-    ctx.tools.registerCodeRunner(tool("run_code"));
+    ctx.tools.register(tool("run_code"), { reserved: true });
     ctx.tools.restrict({ allow: [] });
-    deepEqual(names(ctx.tools.schemas({ mode: "both" })), ["run_code"]);
+    ctx.tools.restrict({ deny: ["run_code"] }, { scope: "s1" });
+    deepEqual(names(ctx.tools.schemas()), ["run_code"]);
+    deepEqual(names(ctx.tools.list({ scope: "s1" })), ["run_code"]);
+    equal(ctx.tools.get("run_code", { scope: "s1" })?.name, "run_code");
     throws(() => ctx.tools.restrict({ allow: "read" } as never), {
       name: "TypeError",
       message: '"filter.allow" must be an array of tool-name globs: received "read"',
