@@ -33,9 +33,9 @@ export const MAX_FUNCTION_LINES = 80;
 export const MAX_FILE_LINES = 400;
 /**
  * Line budgets of whole folders. registry/ holds everything that runs a call (the table, the
- * definition check, the hooks, the chain and the body moved back from tools/, issue 24): 2,100.
+ * definition check, the hooks, the chain and the body moved back from tools/, issue 24): 2,200.
  */
-export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 2100 };
+export const FOLDER_BUDGETS: Readonly<Record<string, number>> = { registry: 2200 };
 
 /** Every rule, in report order. */
 export const RULES: readonly string[] = ["function-lines", "file-lines", "folder-lines"];

@@ -6,7 +6,6 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
-import type { AnyToolDefinition } from "../tools/definition.ts";
 import type { Next, ToolRegistry } from "../registry/types.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
 import { CODE_RUNNER_NAME, codeModeListing, type ToolMode } from "./tool_mode.ts";
@@ -108,17 +107,23 @@ export const codeModePlugin: Plugin<CodeModeConfig | undefined> = {
       ...(limits === undefined ? {} : { limits }),
     });
     tools.register(runCode, { reserved: true });
-    // One section per tool list: the registry caches each scope's list until it changes.
-    const sections = new WeakMap<readonly AnyToolDefinition[], string>();
+    // One section per scope, made again after the tool set changes.
+    const sections = new Map<string | undefined, string>();
+    ctx.on("tools/changed", () => sections.clear());
     ctx.on(CODE_MODE_PROMPT_HOOK, function addCodeModeSection(prompt: unknown, agent: unknown) {
       const { toolMode: agentMode, sessionId } =
         (agent as { toolMode?: unknown; sessionId?: unknown } | undefined) ?? {};
       const effective = typeof agentMode === "string" ? agentMode : mode;
       if (effective !== "code" && effective !== "both") return undefined;
       // The agent's view: global tools plus its session's own (for example its editor's MCP tools).
-      const list = tools.list(typeof sessionId === "string" ? { scope: sessionId } : undefined);
-      let section = sections.get(list);
-      if (section === undefined) sections.set(list, section = codeModePrompt(list));
+      const scope = typeof sessionId === "string" ? sessionId : undefined;
+      let section = sections.get(scope);
+      if (section === undefined) {
+        sections.set(
+          scope,
+          section = codeModePrompt(tools.list(scope === undefined ? undefined : { scope })),
+        );
+      }
       return `${typeof prompt === "string" ? prompt : ""}\n\n${section}`;
     });
   },

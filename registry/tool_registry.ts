@@ -105,6 +105,9 @@ export function checkRegistryOptions(options: ToolRegistryOptions): void {
   );
 }
 
+/** Joins a caller signal with the caller fiber's lifetime (see `lifetime`). */
+type Signals = ReturnType<typeof lifetime>;
+
 class ToolRegistryService {
   readonly #ctx: Context;
   readonly #body: Omit<BodyOptions, "abortSuccess">;
@@ -118,7 +121,6 @@ class ToolRegistryService {
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
-  readonly #lifetimes = new WeakMap<Context, ReturnType<typeof lifetime>>();
   readonly #reserved: ReadonlySet<string>;
   readonly #table: ToolTable;
 
@@ -133,6 +135,9 @@ class ToolRegistryService {
 
   /** The caller-bound view (`register`/`guard` become effects of `caller`'s fiber). */
   bind(caller: Context): ToolRegistry & { [BIND_SERVICE](ctx: Context): ToolRegistry } {
+    // The caller fiber's lifetime, joined into each call's signal; made at its first call.
+    let life: Signals | undefined;
+    const signals = () => life ??= lifetime(caller);
     return {
       register: (definition, options) => this.#register(caller, definition, options),
       get: (name, options) => this.#table.resolve(name, options?.scope)?.definition,
@@ -143,8 +148,8 @@ class ToolRegistryService {
       guard: (guard) => this.#guard(caller, guard),
       restrict: (filter, options) =>
         this.#restrict(caller, filter, checkScope("restrict tools", options?.scope)),
-      prepare: (request) => this.#prepare(request, caller),
-      execute: (request) => this.#execute(request, caller),
+      prepare: (request) => this.#prepare(request, signals()),
+      execute: (request) => this.#execute(request, signals),
       use: (first: unknown, middleware?: unknown) => this.#use(caller, first, middleware),
       ask: (call, options) => askFor(this.#ctx, call, options ?? {}),
       isConcurrencySafe: (name, args, options) =>
@@ -289,15 +294,13 @@ class ToolRegistryService {
   }
 
   /** Builds the record of a call; throws a TypeError for a malformed request. */
-  #prepare(request: ExecuteRequest, caller: Context): CallRecord {
+  #prepare(request: ExecuteRequest, signals: Signals): CallRecord {
     const read = readRequest(request);
     if (typeof read === "string") throw new TypeError(read);
-    return this.#build(read, caller);
+    return this.#build(read, signals);
   }
 
-  #build(request: ExecuteRequest, caller: Context): CallRecord {
-    let signals = this.#lifetimes.get(caller);
-    if (signals === undefined) this.#lifetimes.set(caller, signals = lifetime(caller));
+  #build(request: ExecuteRequest, signals: Signals): CallRecord {
     // Generation pinning: the call runs on the definition visible now, whatever happens later.
     const definition = this.#table.resolve(request.name, request.agent?.sessionId)?.definition;
     return new CallRecord(this, request, definition, signals(request.signal), this.#body.logger);
@@ -307,7 +310,7 @@ class ToolRegistryService {
    * Never rejects: the request is read once (a throwing getter gives an error outcome), and any
    * fault of the pipeline itself becomes an error outcome instead of a rejection.
    */
-  #execute(request: ExecuteRequest | ToolCall, caller: Context): Promise<ToolOutcome> {
+  #execute(request: ExecuteRequest | ToolCall, signals: () => Signals): Promise<ToolOutcome> {
     let call: CallRecord;
     try {
       if (request instanceof CallRecord && request.owner === this) {
@@ -329,7 +332,7 @@ class ToolRegistryService {
         if (typeof read === "string") {
           return Promise.resolve(errorOutcome(read, { name: "TypeError" }));
         }
-        call = this.#build(read, caller);
+        call = this.#build(read, signals());
       }
     } catch (error) {
       this.#ctx.logger.error(`call to a tool failed inside the registry: ${errorMessage(error)}`);

@@ -177,3 +177,37 @@ Deno.test("Code Mode's listing hook and run_code go with the plugin's fiber; unk
   equal(changed.length, 6);
   await ctx.fiber.dispose();
 });
+
+Deno.test("the SDK section follows the tool set of each scope and is stable between changes", async () => {
+  const ctx = await setup();
+  try {
+    const section = (sessionId?: string) =>
+      ctx.waterfall("agent/system-prompt", "base", { toolMode: "code", sessionId });
+    const before = await section();
+    equal(await section(), before);
+    ok(!before.includes("sub("));
+    const remove = ctx.tools.register({
+      name: "sub",
+      description: "Subtracts",
+      parameters: { type: "object", properties: { a: { type: "number" } } },
+      execute: () => [],
+    });
+    ok((await section()).includes("sub("), "a new tool reaches the section");
+    ctx.tools.register({
+      name: "mine",
+      description: "A session's own tool",
+      parameters: { type: "object" },
+      execute: () => [],
+    }, { scope: "s1" });
+    ok((await section("s1")).includes("mine("));
+    ok(!(await section()).includes("mine("), "another scope's tool stays out");
+    remove();
+    equal(await section(), before);
+    equal(
+      await ctx.waterfall("agent/system-prompt", "base", { toolMode: "native" }),
+      "base",
+    );
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
