@@ -201,16 +201,17 @@ export function readRequest(request: ExecuteRequest): ExecuteRequest | string {
     return bad("mode", "a non-empty string", mode);
   }
   // A fresh request of the fields as read (a later getter call could answer differently).
-  return {
+  const read: { -readonly [K in keyof ExecuteRequest]: ExecuteRequest[K] } = {
     callId,
     name,
     arguments: args,
-    ...(signal === undefined ? {} : { signal }),
-    ...(agent === undefined ? {} : { agent }),
-    ...(parent === undefined ? {} : { parent }),
-    ...(mode === undefined ? {} : { mode }),
-    ...(onOutput === undefined ? {} : { onOutput }),
   };
+  if (signal !== undefined) read.signal = signal;
+  if (agent !== undefined) read.agent = agent;
+  if (parent !== undefined) read.parent = parent;
+  if (mode !== undefined) read.mode = mode;
+  if (onOutput !== undefined) read.onOutput = onOutput;
+  return read;
 }
 
 /** The message naming a malformed request field. */
