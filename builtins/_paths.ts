@@ -4,7 +4,6 @@
  * @module
  */
 import type { ToolExecution } from "../tools/definition.ts";
-import { resolvePath } from "../tools/paths.ts";
 
 /**
  * The directory relative fs paths resolve against: the agent's session cwd, else `fallback`,
