@@ -12,8 +12,9 @@ import { socketFilter } from "./_seccomp.ts";
  * Credential files and folders hidden inside the sandbox (`~` is `$HOME`): ssh and gpg keys,
  * cloud and cluster credentials, registry and package-manager tokens, git credentials, password
  * stores, browser profiles, editor and coding-agent configs that hold API keys, shell and REPL
- * histories (commands typed with passwords), and dsh's own user config and state folders. A
- * folder shows empty, a file shows as `/dev/null`.
+ * histories (commands typed with passwords), dsh's own user config and state folders, and the
+ * system secrets only root can read (password hashes, ssh host keys), which a box run as root
+ * would otherwise see. A folder shows empty, a file shows as `/dev/null`.
  */
 export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   // Keys and agents.
@@ -93,6 +94,15 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   "~/.mozilla",
   "~/.config/google-chrome",
   "~/.config/chromium",
+  // System secrets root can read (the agent often runs as root in containers and CI).
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/ssh/ssh_host_rsa_key",
+  "/etc/ssh/ssh_host_ecdsa_key",
+  "/etc/ssh/ssh_host_ed25519_key",
+  "/etc/ssh/ssh_host_dsa_key",
 ];
 
 /** Host folders replaced by an empty tmpfs: where host sockets live (docker, dbus, ssh-agent). */

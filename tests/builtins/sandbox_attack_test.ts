@@ -288,6 +288,26 @@ Deno.test("attack: well-known credential folders and files are hidden", async ()
   ok(DEFAULT_HIDDEN_PATHS.includes("~/.ssh"));
 });
 
+Deno.test("attack: root in the box cannot read the host's password hashes or ssh host keys", async () => {
+  equal(Deno.uid(), 0, "CI and these machines run as root: this attack needs root");
+  await using ws = await tempDir();
+  const executor = await sandbox(ws.path);
+  const targets = ["/etc/shadow", "/etc/gshadow", "/etc/ssh/ssh_host_ed25519_key"];
+  const present = [];
+  for (const path of targets) {
+    if ((await Deno.stat(path).catch(() => undefined))?.isFile) present.push(path);
+  }
+  ok(present.includes("/etc/shadow"), "the host has /etc/shadow to steal");
+  ok((await Deno.readTextFile("/etc/shadow")).length > 0, "root outside reads it");
+  const { out } = await run(
+    executor,
+    present.map((path) => `printf '%s:' ${path}; wc -c < ${path}`).join("; ") + "; echo done",
+    ws.path,
+  );
+  for (const path of present) match(out, new RegExp(`${path}:0\\n`));
+  match(out, /done/);
+});
+
 Deno.test("attack: the network is unreachable (host loopback and outside)", async () => {
   await using ws = await tempDir();
   const listener = Deno.listen({ hostname: "0.0.0.0", port: 0 });

@@ -30,7 +30,10 @@ Deno.test("attack: every default hidden path (editor, agent, cloud, registry, hi
   await using ws = await tempDir();
   await using home = await hostDir("dsh_home_");
   const planted: string[] = [];
-  for (const [i, entry] of DEFAULT_HIDDEN_PATHS.entries()) {
+  // The home entries, planted in a home of our own (the system ones: sandbox_attack_test.ts).
+  const homeEntries = DEFAULT_HIDDEN_PATHS.filter((entry) => entry.startsWith("~/"));
+  ok(DEFAULT_HIDDEN_PATHS.every((entry) => entry.startsWith("~/") || entry.startsWith("/etc/")));
+  for (const [i, entry] of homeEntries.entries()) {
     const path = join(home.path, entry.slice(2));
     await Deno.mkdir(join(path, ".."), { recursive: true });
     // Both shapes: half as files, half as folders holding the secret.
