@@ -47,7 +47,7 @@ import { HarnessError } from "../core/errors.ts";
 import { describeFsError, type FsOperation } from "./_fs_errors.ts";
 import { resolveTarget } from "./_paths.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { FsTarget } from "./fs_read.ts";
+import type { FsTarget } from "./_fs_types.ts";
 import { fsChanged, type OpenedFile, openPinned } from "./_pinned_open.ts";
 
 export type { FsTarget, OpenedFile };
