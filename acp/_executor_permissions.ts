@@ -17,8 +17,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import type { ExecutorConfig } from "./_config_executor.ts";
-import { DENO_SANDBOX_REGIONS } from "./_config_executor.ts";
+import { DENO_SANDBOX_REGIONS, type ExecutorConfig } from "./_config_executor.ts";
 
 /** Variables the Deno Sandbox SDK (and its dependencies) read. */
 const DENO_SANDBOX_ENV_VARS: readonly string[] = [
