@@ -51,7 +51,7 @@ export function agentSpawn(
   command: string,
   argv: readonly string[],
   cwd: string,
-  moved: readonly string[] = STDIN_SECRETS,
+  moved: readonly string[] = [],
 ): SpawnedAgent {
   const env = Deno.env.toObject();
   const secrets: Record<string, string> = {};

@@ -45,8 +45,9 @@ Configuration: $XDG_CONFIG_HOME/dsh/dsh.jsonc (default ~/.config/dsh/dsh.jsonc) 
 trusted; a project's ./dsh.jsonc merges on top of it. Until you trust the project folder (above),
 everything in its dsh.jsonc that runs code or widens access (plugins, mcpServers, model.baseUrl,
 model.apiKeyFile, a weaker sandbox, roots, "!" hiddenPaths, env include/set, allowRun, allow rules,
-sessionsDir, another executor provider, wider executor.allowNet, executor.secrets) is ignored, and each session says what was ignored. A --config file outside the
-workspace is trusted (you named it).
+sessionsDir, another executor provider, wider executor.allowNet, executor.secrets) is ignored,
+and each session says what was ignored. A --config file outside the workspace is trusted (you
+named it).
 
 dsh.jsonc keys (JSON Schema: dsh.schema.json):
 ${configKeys()}

@@ -18,7 +18,7 @@
 import { parseArgs } from "node:util";
 import { dirname, resolve } from "node:path";
 import { loadConfig } from "./config.ts";
-import { permissionFlags } from "./permissions.ts";
+import { permissionFlags, type PermissionFlagsOptions } from "./permissions.ts";
 import { sessionsLocation } from "./_session_dir.ts";
 import type { AgentConfig } from "./config.ts";
 import { modelBaseUrl } from "./_model_endpoint.ts";
@@ -51,7 +51,7 @@ export interface CompileArgsOptions {
    * `"executor": {"provider": "deno-sandbox"}` bakes in that host, else the SDK's API hosts.
    * @default {{}}
    */
-  readonly sandboxEndpoint?: { readonly endpoint?: string; readonly baseDomain?: string };
+  readonly sandboxEndpoint?: PermissionFlagsOptions["sandboxEndpoint"];
 }
 
 /** Commands the compiled agent may also run (no Deno executable is known at compile time). */
@@ -127,13 +127,10 @@ if (import.meta.main) {
     readOnly: file === undefined ? [] : [file],
     ...(configDir === undefined ? {} : { userConfigDir: configDir }),
     tmpDir: Deno.env.get("TMPDIR") ?? "/tmp",
+    // As launch.ts passes them (executorGrants takes "" as unset).
     sandboxEndpoint: {
-      ...(Deno.env.get("DENO_SANDBOX_ENDPOINT")
-        ? { endpoint: Deno.env.get("DENO_SANDBOX_ENDPOINT")! }
-        : {}),
-      ...(Deno.env.get("DENO_SANDBOX_BASE_DOMAIN")
-        ? { baseDomain: Deno.env.get("DENO_SANDBOX_BASE_DOMAIN")! }
-        : {}),
+      endpoint: Deno.env.get("DENO_SANDBOX_ENDPOINT"),
+      baseDomain: Deno.env.get("DENO_SANDBOX_BASE_DOMAIN"),
     },
   });
   const { code } = await new Deno.Command(Deno.execPath(), {

@@ -17,11 +17,10 @@
  * @module
  */
 import { resolve } from "node:path";
-import type { ExecutorConfig } from "./_config_executor.ts";
-import { DENO_SANDBOX_REGIONS } from "./_config_executor.ts";
+import { DENO_SANDBOX_REGIONS, type ExecutorConfig } from "./_config_executor.ts";
 
 /** Variables the Deno Sandbox SDK (and its dependencies) read. */
-export const DENO_SANDBOX_ENV_VARS: readonly string[] = [
+const DENO_SANDBOX_ENV_VARS: readonly string[] = [
   "DENO_DEPLOY_TOKEN",
   "DENO_DEPLOY_ORG",
   "DENO_DEPLOY_ENDPOINT",
@@ -34,7 +33,7 @@ export const DENO_SANDBOX_ENV_VARS: readonly string[] = [
 ];
 
 /** The SDK's default API domain (`https://<region>.sandbox-api.deno.net`). */
-export const DENO_SANDBOX_DOMAIN = "sandbox-api.deno.net";
+const DENO_SANDBOX_DOMAIN = "sandbox-api.deno.net";
 
 /** What the executor adds to the profile. */
 export interface ExecutorGrants {

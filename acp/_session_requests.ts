@@ -29,6 +29,7 @@ import {
 } from "./_session_environments.ts";
 import type { ExecutorRecord } from "../tools/executor.ts";
 import type { JsonObject } from "../core/json.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 const STOP_REASONS: Readonly<Record<string, AcpStopReason>> = {
   end_turn: "end_turn",
@@ -149,7 +150,7 @@ async function toolsReady(ready: Promise<void> | undefined): Promise<void> {
   try {
     await ready;
   } catch (error) {
-    throw new RequestError(-32603, `Cannot load the tools: ${(error as Error)?.message ?? error}`);
+    throw new RequestError(-32603, `Cannot load the tools: ${errorMessage(error)}`);
   }
 }
 

@@ -15,8 +15,7 @@ import { hasHiddenText, safeText } from "../core/safe_text.ts";
 import type { PluginChange } from "./_plugin_slot.ts";
 import type { AgentContext as ClientCaller } from "@agentclientprotocol/sdk";
 import type { Logger } from "../core/mod.ts";
-import type { SessionUpdateWire } from "./session_update_wire.ts";
-import type { ToolCallContentWire } from "./session_update_wire.ts";
+import type { SessionUpdateWire, ToolCallContentWire } from "./session_update_wire.ts";
 import type { PermissionOptionWire, PermissionResponseWire } from "./session_permissions.ts";
 import { cardTitle, reasonItem } from "./_card_text.ts";
 

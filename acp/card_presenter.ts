@@ -7,7 +7,12 @@
  */
 import { describeValue, errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
-import type { AnyToolDefinition, ArgsValidation, ToolResult } from "../tools/definition.ts";
+import type {
+  AnyToolDefinition,
+  ArgsValidation,
+  ToolResult,
+  ValidatedTool,
+} from "../tools/definition.ts";
 import type { ToolCallView, ToolResultView } from "../tools/views.ts";
 import type { ToolCallUpdateWire, ToolCallWire } from "./session_update_wire.ts";
 import { callToWire, resultToWire, terminalEndToWire } from "./wire.ts";
@@ -62,25 +67,25 @@ function presentersOf(
 ): Presenters {
   if (definition === undefined) return {};
   const { validate, validated: typed } = definition;
-  if (validate === undefined || typed === undefined) {
-    const { presentCall, presentResult } = definition;
-    return {
-      ...(presentCall === undefined ? {} : { call: () => presentCall(args) }),
-      ...(presentResult === undefined ? {} : { result: (r) => presentResult(args, r) }),
-    };
-  }
+  if (validate === undefined || typed === undefined) return bound(definition, args);
   let validation = known;
   try {
     validation ??= validate(args);
   } catch {
     return {};
   }
-  if (!validation.ok) return {};
-  const parsed = validation.args;
-  const { presentCall, presentResult } = typed;
+  return validation.ok ? bound(typed, validation.args) : {};
+}
+
+/** `source`'s presenters, bound to `args`. */
+function bound(
+  source: Pick<ValidatedTool, "presentCall" | "presentResult">,
+  args: unknown,
+): Presenters {
+  const { presentCall, presentResult } = source;
   return {
-    ...(presentCall === undefined ? {} : { call: () => presentCall(parsed) }),
-    ...(presentResult === undefined ? {} : { result: (r) => presentResult(parsed, r) }),
+    ...(presentCall === undefined ? {} : { call: () => presentCall(args) }),
+    ...(presentResult === undefined ? {} : { result: (r) => presentResult(args, r) }),
   };
 }
 

@@ -83,7 +83,7 @@ export async function agentCommand(
       baseDomain: env("DENO_SANDBOX_BASE_DOMAIN"),
     },
     configDir: base,
-    ...(env("HOME") !== undefined ? { home: env("HOME")! } : {}),
+    home: env("HOME"),
   });
   const main = new URL("./main.ts", import.meta.url);
   return {

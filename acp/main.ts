@@ -215,7 +215,6 @@ async function trustSubcommand(args: readonly string[]): Promise<number> {
   }
 }
 
-/** Builds the harness and serves ACP until stdin closes or a stop is requested. */
 /**
  * The trust notice, and the sandbox's: it is probed when the first prompt needs it, not at
  * start-up; a failed probe is said in the session (bash then fails with it, and asks).
@@ -232,6 +231,7 @@ function sessionNotice(
   );
 }
 
+/** Builds the harness and serves ACP until stdin closes or a stop is requested. */
 async function serve(
   startup: Startup,
   options: AgentArgs,

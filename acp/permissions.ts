@@ -45,7 +45,7 @@ export interface PermissionFlagsOptions {
   /** Where the config's relative paths (secret files) resolve. @default {roots[0]} */
   readonly configDir?: string;
   /** `$HOME`, for `~/` secret files. @default {undefined} */
-  readonly home?: string;
+  readonly home?: string | undefined;
 }
 
 /** The environment variables the agent reads. */

@@ -10,10 +10,8 @@
 import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
-import { createAgent } from "../mod.ts";
+import { createAgent, createHarness, defineTool } from "../mod.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../agent/mod.ts";
-import { createHarness } from "../mod.ts";
-import { defineTool } from "../mod.ts";
 import { fmt, median } from "./_editor_client.ts";
 
 const p10 = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 3]!;

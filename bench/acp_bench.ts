@@ -12,8 +12,7 @@
  */
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { MockAdapter, multiCall, textResponse } from "../agent/mod.ts";
-import { createHarness } from "../mod.ts";
-import { defineTool } from "../mod.ts";
+import { createHarness, defineTool } from "../mod.ts";
 import { createAcpServer } from "../acp/server.ts";
 import { permissionFlags } from "../acp/permissions.ts";
 import { DEFAULT_CONFIG } from "../acp/config.ts";

@@ -22,7 +22,7 @@ export const HASH_MAX_BYTES = 64 * 1024 * 1024;
  * @param path The absolute path.
  * @returns The chunks.
  */
-export async function* readChunks(executor: Executor, path: string): AsyncGenerator<Uint8Array> {
+async function* readChunks(executor: Executor, path: string): AsyncGenerator<Uint8Array> {
   const file = await openFileOf(executor, path, { access: "read" });
   try {
     yield* file.chunks();

@@ -47,7 +47,7 @@ import { HarnessError } from "../core/errors.ts";
 import { describeFsError, type FsOperation } from "./_fs_errors.ts";
 import { resolveTarget } from "./_paths.ts";
 import type { ToolExecution } from "../tools/definition.ts";
-import type { FsTarget } from "./fs_read.ts";
+import type { FsTarget } from "./_fs_types.ts";
 import { fsChanged, type OpenedFile, openPinned } from "./_pinned_open.ts";
 
 export type { FsTarget, OpenedFile };
@@ -270,6 +270,30 @@ export async function openVerified(
 }
 
 /**
+ * Refuses to write over a folder or a special file (a symlink is followed by the open).
+ *
+ * @param path The path as the call named it.
+ * @param found What is there now (`lstat`), or `undefined` when nothing is.
+ * @throws {HarnessError} `IS_DIRECTORY` or `NOT_A_FILE`.
+ */
+export function refuseNonFileWrite(
+  path: string,
+  found:
+    | { readonly isFile: boolean; readonly isDirectory: boolean; readonly isSymlink: boolean }
+    | undefined,
+): void {
+  if (found?.isDirectory) {
+    throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
+  }
+  if (found !== undefined && !found.isFile && !found.isSymlink) {
+    throw new HarnessError(
+      "NOT_A_FILE",
+      `Cannot write "${path}": it is not a regular file (a device, FIFO or socket)`,
+    );
+  }
+}
+
+/**
  * Opens a target for writing: refuses a folder or a special file, creates a missing file.
  *
  * @param target The resolved target.
@@ -277,16 +301,7 @@ export async function openVerified(
  * @throws {HarnessError} `IS_DIRECTORY`, `NOT_A_FILE`, `FS_CHANGED` or the described open error.
  */
 export async function openForWrite(target: FsTarget): Promise<OpenedFile> {
-  const info = await lstatOrUndefined("write", target);
-  if (info?.isDirectory) {
-    throw new HarnessError("IS_DIRECTORY", `Cannot write "${target.path}": it is a directory`);
-  }
-  if (info !== undefined && !info.isFile && !info.isSymlink) {
-    throw new HarnessError(
-      "NOT_A_FILE",
-      `Cannot write "${target.path}": it is not a regular file (a device, FIFO or socket)`,
-    );
-  }
+  refuseNonFileWrite(target.path, await lstatOrUndefined("write", target));
   const opened = await openVerified("write", target, true);
   if (!opened.info.isFile) {
     opened.file.close();

@@ -134,20 +134,21 @@ export function createBashTool(options: BashToolOptions): DefinedTool<typeof BAS
       exec.signal.throwIfAborted();
       const job = exec.job;
       const timeoutMs = args.timeout_ms ?? (job ? undefined : defaultTimeoutMs);
+      const session = executorFor(executor, exec.agent?.sessionId);
+      const cwd = exec.agent?.cwd ?? options.cwd ?? Deno.cwd();
       // In the background, a session executor that can run it detached makes the job durable.
       const durable = job && await runDetachedJob(
         exec,
-        executorFor(executor, exec.agent?.sessionId),
+        session,
         args.command,
-        { cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(), ...(timeoutMs ? { timeoutMs } : {}) },
+        { cwd, ...(timeoutMs ? { timeoutMs } : {}) },
       );
       if (durable) return durable;
       const capture = job
         ? undefined
         : new OutputCapture({ limitBytes: outputLimitBytes, ...(spillDir ? { spillDir } : {}) });
-      const session = executorFor(executor, exec.agent?.sessionId);
       const run = await session.run(args.command, {
-        cwd: exec.agent?.cwd ?? options.cwd ?? Deno.cwd(),
+        cwd,
         signal: exec.signal,
         killGraceMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { HarnessError } from "../core/errors.ts";
 import type { ToolExecution, ToolResult } from "../tools/definition.ts";
 import type { DiffCallView, DiffResultView, FileDiff } from "../tools/views.ts";
 import { type DefinedTool, defineTool } from "../tools/define_tool.ts";
@@ -13,8 +12,8 @@ import { baseDir } from "./_paths.ts";
 import { resolvePath } from "../tools/paths.ts";
 import { type FsToolOptions, reportObserved, splitLines, targetCheck } from "./fs_read.ts";
 import { versionOf } from "./_fs_stream.ts";
-import { fsChanged } from "./_pinned_open.ts";
-import { type Executor, executorFor, type FoundFile } from "../tools/executor.ts";
+import { fsChanged, refuseNonFileWrite } from "./_safe_fs.ts";
+import { type Executor, executorFor } from "../tools/executor.ts";
 import { openFileOf } from "../tools/exec_file.ts";
 
 /** Existing files larger than this are overwritten without a diff (bounded memory). */
@@ -189,7 +188,7 @@ async function writeThrough(
       if (refusal === undefined) exec.signal.throwIfAborted();
       return refusal;
     },
-    inspect: (found) => refuseNonFile(path, found),
+    inspect: (found) => refuseNonFileWrite(path, found),
   });
   try {
     if (!file.info.isFile) {
@@ -204,18 +203,5 @@ async function writeThrough(
     return { before, created: file.created };
   } finally {
     file.close();
-  }
-}
-
-/** Refuses to write over a folder or a special file. */
-function refuseNonFile(path: string, found: FoundFile | undefined): void {
-  if (found?.isDirectory) {
-    throw new HarnessError("IS_DIRECTORY", `Cannot write "${path}": it is a directory`);
-  }
-  if (found !== undefined && !found.isFile && !found.isSymlink) {
-    throw new HarnessError(
-      "NOT_A_FILE",
-      `Cannot write "${path}": it is not a regular file (a device, FIFO or socket)`,
-    );
   }
 }

@@ -29,7 +29,7 @@ import { baseDir, policyFilePath, resolveTarget } from "./_paths.ts";
 import { isInside, resolvePath } from "../tools/paths.ts";
 import { ProtectedPaths } from "./protected_paths.ts";
 import { FS_TARGET_EVENT } from "./fs_plugin.ts";
-import type { FsTarget } from "./fs_read.ts";
+import type { FsTarget } from "./_fs_types.ts";
 import { fsChanged } from "./_safe_fs.ts";
 
 /** Config of {@linkcode workspacePolicyPlugin}. */

@@ -31,17 +31,29 @@ export function pidsWith(...parts: string[]): number[] {
 
 /**
  * Runs the launcher in `ws` and connects an SDK client that answers every permission ask with
- * `answer`; `close()` resolves with the agent's stderr.
+ * `answer`; `close()` resolves with the agent's stderr. With `fd7File` the launcher starts
+ * through `bash`, so that it inherits descriptor 7 opened on that file without close-on-exec
+ * (what an editor may leave open).
  */
 export async function launchAgent(
   ws: string,
   args: readonly string[],
   env: Record<string, string>,
   answer: "allow_once" | "reject_once",
+  fd7File?: string,
 ) {
   const updates: SessionUpdate[] = [];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args],
+  const deno = ["run", "--quiet", ...await agentTaskFlags(), LAUNCH, ...args];
+  const [program, argv] = fd7File === undefined ? [Deno.execPath(), deno] : ["bash", [
+    "-c",
+    'exec 7<"$1"; shift; exec "$@"',
+    "editor",
+    fd7File,
+    Deno.execPath(),
+    ...deno,
+  ]];
+  const child = new Deno.Command(program, {
+    args: argv,
     cwd: ws,
     clearEnv: true,
     env,

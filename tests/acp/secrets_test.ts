@@ -5,72 +5,14 @@
  * agent or a bash tool call.
  */
 import { equal, ok } from "node:assert/strict";
-import { client, ndJsonStream, type SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
 import { fakeDeepSeek } from "../agent/_deepseek_server.ts";
 import { plainEnv } from "./_snapshot.ts";
-import { agentTaskFlags, LAUNCH, pidsWith } from "./_launcher.ts";
+import { launchAgent, pidsWith } from "./_launcher.ts";
 
 function environOf(pid: number): string {
   return Deno.readTextFileSync(`/proc/${pid}/environ`);
-}
-
-/**
- * Runs the launcher the way an editor would, through `bash` so that it inherits descriptor 7
- * (opened without close-on-exec on `fd7File`), and connects an SDK client.
- */
-function launch(
-  ws: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  flags: readonly string[],
-  fd7File: string,
-  onPermission = () => "allow_once",
-) {
-  const updates: SessionUpdate[] = [];
-  const child = new Deno.Command("bash", {
-    args: [
-      "-c",
-      'exec 7<"$1"; shift; exec "$@"',
-      "editor",
-      fd7File,
-      Deno.execPath(),
-      "run",
-      "--quiet",
-      ...flags,
-      LAUNCH,
-      ...args,
-    ],
-    cwd: ws,
-    clearEnv: true,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const errDone = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
-  })();
-  const app = client({ name: "secrets" })
-    .onNotification("session/update", ({ params }) => void updates.push(params.update))
-    .onRequest("session/request_permission", () => ({
-      outcome: { outcome: "selected", optionId: onPermission() },
-    }));
-  const connection = app.connect(ndJsonStream(child.stdin, child.stdout));
-  return {
-    a: connection.agent,
-    child,
-    updates,
-    async close(): Promise<string> {
-      connection.close();
-      await child.stdin.close().catch(() => {});
-      await child.status;
-      await errDone;
-      return stderr;
-    },
-  };
 }
 
 Deno.test("no child of the agent can read DEEPSEEK_API_KEY from an environment, and the model still gets it", async () => {
@@ -94,17 +36,16 @@ echo done > "$out/done"
   );
   const token = `tok${crypto.randomUUID().slice(0, 8)}`;
   const sessionsDir = join(dir.path, `sessions-${token}`);
-  const run = launch(
+  const run = await launchAgent(
     ws,
     ["--sessions-dir", sessionsDir],
     { ...plainEnv(dir.path), DEEPSEEK_API_KEY: marker, DEEPSEEK_BASE_URL: server.baseUrl },
-    await agentTaskFlags(),
+    "allow_once",
     spyScript,
   );
   let agentEnviron = "";
   let launcherEnviron = "";
   try {
-    await run.a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await run.a.request("session/new", {
       cwd: ws,
       mcpServers: [{ name: "spy", command: "bash", args: [spyScript], env: [] }],
@@ -164,17 +105,16 @@ Deno.test("descriptors the editor left open reach neither the agent nor a bash t
     ]),
   );
   const token = `tok${crypto.randomUUID().slice(0, 8)}`;
-  const run = launch(
+  const run = await launchAgent(
     ws,
     ["--script", script, "--sessions-dir", join(dir.path, `sessions-${token}`)],
     plainEnv(dir.path),
-    await agentTaskFlags(),
+    "allow_once",
     secret,
   );
   let agentFds: string[] = [];
   let launcherFd7 = "";
   try {
-    await run.a.request("initialize", { protocolVersion: 1 });
     const { sessionId } = await run.a.request("session/new", { cwd: ws, mcpServers: [] });
     await run.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fds" }] });
     const [agent] = pidsWith(token, "main.ts");

@@ -7,8 +7,7 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import { MockAdapter, multiCall, textResponse } from "../../agent/mod.ts";
-import { createHarness, type ToolsContext } from "../../mod.ts";
-import { defineTool } from "../../mod.ts";
+import { createHarness, defineTool, type ToolsContext } from "../../mod.ts";
 import { createAcpServer } from "../../acp/server.ts";
 import { tempDir } from "../_helpers.ts";
 import { EVERYTHING } from "./_snapshot.ts";
