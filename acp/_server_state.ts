@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import type { AgentContext as ClientCaller, McpServer } from "@agentclientprotocol/sdk";
 import type { Agent } from "../agent/agent.ts";
 import type { ToolsContext } from "../registry/tools_plugin.ts";
@@ -52,7 +53,7 @@ export class ServerState {
   sender(sessionId: string): (update: SessionUpdateWire) => void {
     return (update) => {
       const sent = this.client?.notify("session/update", { sessionId, update }).catch((error) => {
-        this.ctx.logger.warn("Cannot send session/update", { error: String(error) });
+        this.ctx.logger.warn("Cannot send session/update", { error: errorMessage(error) });
       });
       if (sent) this.lastSent.set(sessionId, sent);
     };
@@ -119,7 +120,7 @@ export class ServerState {
     await environments?.end(sessionId).catch((error) => {
       this.ctx.logger.warn("Cannot end the session's remote environment", {
         sessionId,
-        error: String(error),
+        error: errorMessage(error),
       });
     });
   }

@@ -191,9 +191,12 @@ function createJudge(
  */
 export const workspacePolicyPlugin: {
   readonly name: string;
+  readonly inject: readonly string[];
   apply(ctx: Context, config?: WorkspacePolicyConfig): void;
 } = {
   name: "workspace-policy",
+  // Its check is tools/pre-execute middleware: it applies once ctx.tools is provided.
+  inject: ["tools"],
   apply(ctx: Context, config: WorkspacePolicyConfig = {}): void {
     const registry = ctx.get<ToolRegistry>("tools");
     if (registry === undefined) {

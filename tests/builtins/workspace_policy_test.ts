@@ -51,3 +51,32 @@ Deno.test("workspacePolicyPlugin asks by default (denied without an approval cha
   equal(outcome.isError, true);
   equal(outcome.error?.code, "DENIED");
 });
+
+Deno.test("workspacePolicyPlugin loaded before ctx.tools waits for it, then denies", async () => {
+  const { Context } = await import("../../core/mod.ts");
+  const { toolsPlugin } = await import("../../registry/mod.ts");
+  const { fsPlugin } = await import("../../builtins/mod.ts");
+  await using ws = await tempDir();
+  await using outside = await tempDir();
+  const root = await Deno.realPath(ws.path);
+  const out = await Deno.realPath(outside.path);
+  await Deno.writeTextFile(`${out}/secret`, "s");
+  const ctx = new Context({ logSink: () => {} });
+  try {
+    const policy = ctx.plugin(workspacePolicyPlugin, { root, outside: "deny" });
+    equal(policy.state, "pending", "it waits for the tools service instead of throwing");
+    ctx.plugin(toolsPlugin);
+    await policy.ready;
+    await ctx.plugin(fsPlugin).ready;
+    const tools = ctx.get<import("../../registry/mod.ts").ToolRegistry>("tools")!;
+    const outcome = await tools.execute({
+      callId: "c1",
+      name: "read",
+      arguments: { file_path: `${out}/secret` },
+      agent: fakeAgent(root),
+    });
+    equal(text(outcome), `Error: read of "${out}/secret" is outside the workspace "${root}"`);
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
