@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { type Agent, createAgent } from "../../agent/agent.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mock_adapter.ts";
 import type { StreamChunk } from "../../agent/model.ts";
@@ -341,19 +341,17 @@ Deno.test("adoptFromLog names unreadable records, kinds with no executor and exe
       "job bash-2: the local executor of this agent cannot reach it (it runs in p e)",
     ],
   });
-  let message = "";
-  try {
-    s.jobs.adopt({
-      jobId: "bash-9",
-      label: "l",
-      kind: "bash",
-      run,
-      startedAt: "2026-01-01T00:00:00Z",
-    }, new LocalExecutor());
-  } catch (error) {
-    message = (error as Error).message;
-  }
-  equal(message, "Cannot adopt job bash-9: the local executor cannot read detached runs");
+  throws(
+    () =>
+      s.jobs.adopt({
+        jobId: "bash-9",
+        label: "l",
+        kind: "bash",
+        run,
+        startedAt: "2026-01-01T00:00:00Z",
+      }, new LocalExecutor()),
+    { message: "Cannot adopt job bash-9: the local executor cannot read detached runs" },
+  );
 });
 
 Deno.test("an adopted job whose id is taken in this process gets a new id, and the model is told", async () => {
