@@ -24,8 +24,19 @@ export function isDetachedExecutor(executor: Executor): executor is DetachedExec
     typeof executor.readDetached === "function" && typeof executor.killDetached === "function";
 }
 
+/** How a detached run is followed: read pauses, kill grace and deadline, reads that may fail. */
+export interface FollowSettings {
+  readonly pollMs: number;
+  readonly maxPollMs: number;
+  readonly graceMs: number;
+  readonly killWaitMs: number;
+  readonly maxFailures: number;
+  /** The longest an executor call may take before it counts as failed. */
+  readonly callTimeoutMs: number;
+}
+
 /** What {@linkcode followDetached} needs. */
-export interface FollowOptions {
+export interface FollowOptions extends FollowSettings {
   readonly executor: DetachedExecutor;
   readonly run: DetachedRun;
   /** The job's id in the session log. */
@@ -40,13 +51,6 @@ export interface FollowOptions {
   readonly setExit: (exit: { readonly exitCode?: number; readonly signal?: string }) => void;
   readonly startedAtMs: number;
   readonly timeoutMs?: number;
-  readonly pollMs: number;
-  readonly maxPollMs: number;
-  readonly graceMs: number;
-  readonly killWaitMs: number;
-  readonly maxFailures: number;
-  /** The longest an executor call may take before it counts as failed. */
-  readonly callTimeoutMs: number;
   /** Called once, after the first read attempt (success or failure). */
   readonly onFirstRead: () => void;
 }

@@ -7,6 +7,7 @@
 import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { AgentHandle } from "../tools/definition.ts";
+import type { FollowSettings } from "./_detached_follow.ts";
 import type { OutputBuffer } from "./output_buffer.ts";
 import { killProcessTree, type KillProcessTreeResult, processStartTime } from "./process_tree.ts";
 import type {
@@ -42,16 +43,6 @@ export interface JobRecord {
   durable?: DurableState;
   /** How a durable job's run is followed (the service's options). */
   readonly follow: FollowSettings;
-}
-
-/** How a detached run is followed: read pauses, kill grace and deadline, reads that may fail. */
-export interface FollowSettings {
-  readonly pollMs: number;
-  readonly maxPollMs: number;
-  readonly graceMs: number;
-  readonly killWaitMs: number;
-  readonly maxFailures: number;
-  readonly callTimeoutMs: number;
 }
 
 /** The durable side of a record (a detached run followed by reads). */

@@ -14,6 +14,7 @@ import type { AgentHandle, ExecuteReturn, OutputSink, ToolExecution } from "../t
 import type { DetachedRun, Executor } from "../tools/executor.ts";
 import { type DetachedExecutor, followDetached, isDetachedExecutor } from "./_detached_follow.ts";
 import {
+  type DurableState,
   type JobRecord,
   KIND_REGEXP,
   makeDurable,
@@ -71,7 +72,7 @@ export async function runDetachedJob(
   if (job === undefined || agent === undefined || !isDetachedExecutor(executor)) return undefined;
   const record = recordOfControl(job);
   if (record === undefined) return undefined;
-  makeDurable(record);
+  const durable = makeDurable(record);
   let run: DetachedRun;
   try {
     run = await executor.startDetached(command, {
@@ -103,7 +104,7 @@ export async function runDetachedJob(
       }); the detached run was killed`,
     );
   }
-  const outcome = await followRecord(record, executor, entry, {
+  const outcome = await followRecord(record, durable, executor, entry, {
     output: exec.output,
     agent,
     control: job,
@@ -113,9 +114,10 @@ export async function runDetachedJob(
   return [];
 }
 
-/** Follows a durable record's run (the service's adopt and the start above share it). */
-export function followRecord(
+/** Follows a durable record's run (the start above and an adopted job's producer share it). */
+function followRecord(
   record: JobRecord,
+  durable: DurableState,
   executor: DetachedExecutor,
   entry: DetachedJobRecord,
   where: {
@@ -124,8 +126,6 @@ export function followRecord(
     readonly control: { setExit(exit: { exitCode?: number; signal?: string }): void };
   },
 ): Promise<JobOutcome | void> {
-  const durable = record.durable ?? makeDurable(record);
-  const settings = record.follow;
   return followDetached({
     executor,
     run: entry.run,
@@ -143,7 +143,7 @@ export function followRecord(
     setExit: (exit) => where.control.setExit(exit),
     startedAtMs: Date.parse(entry.startedAt),
     ...(entry.timeoutMs !== undefined ? { timeoutMs: entry.timeoutMs } : {}),
-    ...settings,
+    ...record.follow,
     onFirstRead: () => durable.firstRead.resolve(),
   });
 }
@@ -155,8 +155,7 @@ export function adoptedProducer(
 ): JobStartOptions["run"] {
   return (control) => {
     const record = recordOfControl(control)!;
-    makeDurable(record, entry.jobId);
-    return followRecord(record, executor, entry, {
+    return followRecord(record, makeDurable(record, entry.jobId), executor, entry, {
       output: control.output,
       control,
       agent: record.agent,

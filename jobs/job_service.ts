@@ -7,7 +7,7 @@
 import { withBackground, type WithBackgroundOptions } from "./with_background.ts";
 import type { AgentHandle, ToolDefinition } from "../tools/definition.ts";
 import { type Executor, executorFor } from "../tools/executor.ts";
-import { isDetachedExecutor } from "./_detached_follow.ts";
+import { type FollowSettings, isDetachedExecutor } from "./_detached_follow.ts";
 import {
   adoptedProducer,
   adoptionProblem,
@@ -65,6 +65,7 @@ import type {
  */
 export class JobService implements AsyncDisposable {
   #options: JobServiceOptions;
+  #follow: FollowSettings;
   #jobs = new Map<string, JobRecord>();
   #ids = new JobIds();
   #spillDir: string | undefined;
@@ -80,6 +81,7 @@ export class JobService implements AsyncDisposable {
   constructor(options: JobServiceOptions = {}) {
     checkServiceOptions(options);
     this.#options = options;
+    this.#follow = followSettings(options);
   }
 
   /**
@@ -202,7 +204,7 @@ export class JobService implements AsyncDisposable {
         id,
         this.#options.windowBytes,
       ),
-      follow: followSettings(this.#options),
+      follow: this.#follow,
     });
     this.#jobs.set(id, record);
     runProducer(record, init.run, this.#options);

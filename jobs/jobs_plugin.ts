@@ -48,12 +48,20 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
     ctx.provide("jobs", jobs);
     ctx.effect(() => () => jobs.dispose());
     ctx.on("agent/disposed", (agent: AgentHandle) => jobs.disposeOwner(agent.sessionId));
+    // The spill policy and background mode, once, on the registry; now if there is one, before
+    // anything awaits: a plugin applied right after this one (bash) registers its
+    // `background: true` tool with `run_in_background` already on offer.
+    let installed = false;
+    const install = (tools: ToolRegistry): void => {
+      if (installed) return;
+      installed = true;
+      if (options.spill !== false) {
+        tools.use("tools/post-execute", spillPolicy(options.spill ?? {}));
+      }
+      useBackground(tools, jobs, ctx.logger);
+    };
     const tools = ctx.get<ToolRegistry>("tools");
-    if (options.spill !== false) tools?.use("tools/post-execute", spillPolicy(options.spill ?? {}));
-    // Background mode, once, before anything awaits: a plugin applied right after this one
-    // (bash) registers its `background: true` tool with `run_in_background` already on offer.
-    let installed = tools !== undefined;
-    if (tools !== undefined) useBackground(tools, jobs, ctx.logger);
+    if (tools !== undefined) install(tools);
     const maxAgeMs = options.maxFileAgeMs ?? 7 * 24 * 3600 * 1000;
     const dirs = [options.spillDir, options.spill ? options.spill.dir : undefined];
     await Promise.all(
@@ -70,10 +78,7 @@ export const jobsPlugin: Plugin<JobsPluginConfig | undefined> = {
       inject: ["tools"],
       apply(tools: Context): void {
         const registry = tools.get<ToolRegistry>("tools")!;
-        if (!installed) {
-          installed = true;
-          useBackground(registry, jobs, ctx.logger);
-        }
+        install(registry);
         for (const tool of jobTools(jobs, options)) registry.register(tool);
       },
     });

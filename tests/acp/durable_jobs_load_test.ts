@@ -71,43 +71,47 @@ async function outputHas(path: string, text: string): Promise<void> {
   );
 }
 
-Deno.test("a durable job survives a killed agent process; session/load in a new process adopts it and job_output and job_kill work through ACP", async () => {
-  await using dir = await tempDir();
-  await Deno.mkdir(`${dir.path}/env`);
-  const command =
-    "trap 'echo stopping; exit 5' TERM; echo serving; while true; do sleep 0.05; done";
-  const first = await spawnAgent(dir.path, "first", [
-    toolCallResponse("c1", "bash", { command, run_in_background: true }),
-    textResponse("it runs"),
-  ]);
-  const { sessionId } = await first.a.request("session/new", { cwd: dir.path, mcpServers: [] });
-  await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-  const detached = await detachedRecord(dir.path, sessionId);
-  const run = detached.run as { pid: number; outputPath: string };
-  await outputHas(run.outputPath, "serving");
-  // The agent process dies hard: no shutdown, no release, nothing logged after this.
-  first.child.kill("SIGKILL");
-  await first.child.status;
-  ok(isAlive(run.pid), "the run outlived the agent process");
+const SERVE = "trap 'echo stopping; exit 5' TERM; echo serving; while true; do sleep 0.05; done";
 
-  const second = await spawnAgent(dir.path, "second", [
+/** A first agent process starts {@linkcode SERVE} in the background in a new session. */
+async function startServing(dir: string, executor?: string[]) {
+  const first = await spawnAgent(dir, "first", [
+    toolCallResponse("c1", "bash", { command: SERVE, run_in_background: true }),
+    textResponse("it runs"),
+  ], executor);
+  const { sessionId } = await first.a.request("session/new", { cwd: dir, mcpServers: [] });
+  await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  return { first, sessionId, detached: await detachedRecord(dir, sessionId) };
+}
+
+/**
+ * A second agent process loads the session and runs one turn, `job_output` then `job_kill` of
+ * bash-1: checks the reconnect notice and the turn's calls, results and `job/ended`, then runs
+ * `more` before the process is closed.
+ */
+async function adoptAndStop(
+  dir: string,
+  sessionId: string,
+  executor: string[] | undefined,
+  more: (second: AgentProcess, stopReason: string) => void | Promise<void>,
+): Promise<void> {
+  const second = await spawnAgent(dir, "second", [
     toolCallResponse("c2", "job_output", { job_id: "bash-1" }),
     toolCallResponse("c3", "job_kill", { job_id: "bash-1" }),
     textResponse("stopped it"),
-  ]);
+  ], executor);
   try {
-    await second.a.request("session/load", { sessionId, cwd: dir.path, mcpServers: [] });
+    await second.a.request("session/load", { sessionId, cwd: dir, mcpServers: [] });
     ok(
       JSON.stringify(second.updates).includes(
-        "[dsh] Reconnected to background job(s) started before: bash-1.",
+        "Reconnected to background job(s) started before: bash-1.",
       ),
     );
     const { stopReason } = await second.a.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "stop it" }],
     });
-    equal(stopReason, "end_turn");
-    const events = logEvents(dir.path, sessionId);
+    const events = logEvents(dir, sessionId);
     const after = events.slice(events.findLastIndex((event) => event.type === "user/message"));
     deepEqual(
       after.filter((event) => event.type === "tool/call").map((event) => event.name),
@@ -119,33 +123,46 @@ Deno.test("a durable job survives a killed agent process; session/load in a new 
     match(text("c3"), /it stopped \[status: killed by the owner session \(exit code: 5\)\]/);
     const ended = after.find((event) => event.type === "job/ended");
     deepEqual([ended?.jobId, ended?.exitCode, ended?.killed], ["bash-1", 5, "kill"]);
-    equal(isAlive(run.pid), false);
-    const cards = second.updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.title);
-    // The replayed start of the job, then the two calls of this turn.
-    deepEqual(cards, [
-      command,
-      "Read output from background job bash-1",
-      "Kill background job bash-1",
-    ]);
+    await more(second, stopReason);
   } finally {
     await second.child.stdin.close().catch(() => {});
     await second.child.status;
   }
+}
+
+Deno.test("a durable job survives a killed agent process; session/load in a new process adopts it and job_output and job_kill work through ACP", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/env`);
+  const { first, sessionId, detached } = await startServing(dir.path);
+  const run = detached.run as { pid: number; outputPath: string };
+  await outputHas(run.outputPath, "serving");
+  // The agent process dies hard: no shutdown, no release, nothing logged after this.
+  first.child.kill("SIGKILL");
+  await first.child.status;
+  ok(isAlive(run.pid), "the run outlived the agent process");
+  await adoptAndStop(dir.path, sessionId, undefined, (second, stopReason) => {
+    ok(
+      JSON.stringify(second.updates).includes(
+        "[dsh] Reconnected to background job(s) started before: bash-1.",
+      ),
+    );
+    equal(stopReason, "end_turn");
+    equal(isAlive(run.pid), false);
+    const cards = second.updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.title);
+    // The replayed start of the job, then the two calls of this turn.
+    deepEqual(cards, [
+      SERVE,
+      "Read output from background job bash-1",
+      "Kill background job bash-1",
+    ]);
+  });
 });
 
 Deno.test("remote: a job in a Deno Sandbox (loopback stand-in) survives a killed agent process; session/load reattaches, job_output and job_kill work", async () => {
   await using dir = await tempDir();
   await using standIn = await startSandboxStandIn();
   const remote = ["remote", standIn.endpoint, standIn.token];
-  const command =
-    "trap 'echo stopping; exit 5' TERM; echo serving; while true; do sleep 0.05; done";
-  const first = await spawnAgent(dir.path, "first", [
-    toolCallResponse("c1", "bash", { command, run_in_background: true }),
-    textResponse("it runs"),
-  ], remote);
-  const { sessionId } = await first.a.request("session/new", { cwd: dir.path, mcpServers: [] });
-  await first.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-  const detached = await detachedRecord(dir.path, sessionId);
+  const { first, sessionId, detached } = await startServing(dir.path, remote);
   const run = detached.run as {
     environment: { provider: string; id: string };
     outputPath: string;
@@ -156,39 +173,9 @@ Deno.test("remote: a job in a Deno Sandbox (loopback stand-in) survives a killed
   await outputHas(standIn.path(run.environment.id, run.outputPath), "serving");
   first.child.kill("SIGKILL");
   await first.child.status;
-  const second = await spawnAgent(dir.path, "second", [
-    toolCallResponse("c2", "job_output", { job_id: "bash-1" }),
-    toolCallResponse("c3", "job_kill", { job_id: "bash-1" }),
-    textResponse("stopped it"),
-  ], remote);
-  try {
-    await second.a.request("session/load", { sessionId, cwd: dir.path, mcpServers: [] });
-    ok(
-      JSON.stringify(second.updates).includes(
-        "Reconnected to background job(s) started before: bash-1.",
-      ),
-    );
-    await second.a.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "stop" }],
-    });
-    const events = logEvents(dir.path, sessionId);
-    const after = events.slice(events.findLastIndex((event) => event.type === "user/message"));
-    deepEqual(
-      after.filter((event) => event.type === "tool/call").map((event) => event.name),
-      ["job_output", "job_kill"],
-    );
-    const text = (id: string) =>
-      JSON.stringify(after.find((event) => event.type === "tool/result" && event.callId === id));
-    match(text("c2"), /serving\\n.*\[status: running\]/);
-    match(text("c3"), /it stopped \[status: killed by the owner session \(exit code: 5\)\]/);
-    const ended = after.find((event) => event.type === "job/ended");
-    deepEqual([ended?.jobId, ended?.exitCode, ended?.killed], ["bash-1", 5, "kill"]);
+  await adoptAndStop(dir.path, sessionId, remote, async () => {
     equal(await Deno.readTextFile(standIn.path(run.environment.id, run.exitPath)), "5\n");
     // One sandbox: the second process reattached the first one's.
     equal(standIn.sandboxes().length, 1);
-  } finally {
-    await second.child.stdin.close().catch(() => {});
-    await second.child.status;
-  }
+  });
 });

@@ -194,37 +194,42 @@ async function startAndLeave(
   return { ws, sessionsDir, env, sessionId, logPath, run };
 }
 
+/** A new agent process loads the session left behind and runs one turn; returns the log's events. */
+async function loadAndPrompt(
+  root: string,
+  left: Awaited<ReturnType<typeof startAndLeave>>,
+  steps: unknown[],
+  text: string,
+) {
+  const { ws, sessionsDir, env, sessionId } = left;
+  const second = await launch(ws, [
+    "--script",
+    await script(root, "two.json", steps),
+    "--sessions-dir",
+    sessionsDir,
+  ], env);
+  try {
+    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    await second.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  } finally {
+    await second.close();
+  }
+  return (await readSessionLog(left.logPath)).events;
+}
+
 Deno.test("a remote job that ended while no agent ran is the completion notice after session/load", async () => {
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
   const command =
     "echo waiting; while [ ! -e /tmp/go ]; do sleep 0.05; done; echo finished; exit 2";
-  const { ws, sessionsDir, env, sessionId, logPath, run } = await startAndLeave(
-    root,
-    standIn,
-    command,
-  );
+  const left = await startAndLeave(root, standIn, command);
+  const { run } = left;
   const id = run.environment.id;
   await until(() => Deno.readTextFile(standIn.path(id, run.outputPath)), "waiting", "output");
   await Deno.writeTextFile(standIn.path(id, "/tmp/go"), "");
   await until(() => Deno.readTextFile(standIn.path(id, run.exitPath)), "2", "the exit file");
-  const second = await launch(ws, [
-    "--script",
-    await script(root, "two.json", [{ text: "Noted." }]),
-    "--sessions-dir",
-    sessionsDir,
-  ], env);
-  try {
-    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
-    await second.a.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "news?" }],
-    });
-  } finally {
-    await second.close();
-  }
-  const events = (await readSessionLog(logPath)).events;
+  const events = await loadAndPrompt(root, left, [{ text: "Noted." }], "news?");
   const notice =
     `background job bash-1 (bash: ${command}) finished [status: completed, exit code: 2]. Read its output with job_output.`;
   const injected = events.findIndex((e) =>
@@ -240,31 +245,12 @@ Deno.test("a remote job whose sandbox is gone on session/load is reported lost",
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const { ws, sessionsDir, env, sessionId, logPath, run } = await startAndLeave(
-    root,
-    standIn,
-    "echo up; while true; do sleep 0.05; done",
-  );
-  await standIn.expire(run.environment.id);
-  const second = await launch(ws, [
-    "--script",
-    await script(root, "two.json", [
-      { toolCalls: [{ id: "call_read", name: "job_output", args: { job_id: "bash-1" } }] },
-      { text: "Lost." },
-    ]),
-    "--sessions-dir",
-    sessionsDir,
-  ], env);
-  try {
-    await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
-    await second.a.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "and?" }],
-    });
-  } finally {
-    await second.close();
-  }
-  const events = (await readSessionLog(logPath)).events;
+  const left = await startAndLeave(root, standIn, "echo up; while true; do sleep 0.05; done");
+  await standIn.expire(left.run.environment.id);
+  const events = await loadAndPrompt(root, left, [
+    { toolCalls: [{ id: "call_read", name: "job_output", args: { job_id: "bash-1" } }] },
+    { text: "Lost." },
+  ], "and?");
   const read = JSON.stringify(
     events.find((e) => e.type === "tool/result" && e.callId === "call_read"),
   );

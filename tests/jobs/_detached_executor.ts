@@ -112,31 +112,18 @@ export class DetachedTestExecutor extends LocalExecutor {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
-    let file: Deno.FsFile;
+    let output: Uint8Array;
     try {
-      file = await Deno.open(run.outputPath);
+      output = await Deno.readFile(run.outputPath);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
       throw new HarnessError("EXECUTOR_GONE", `the run's output ${run.outputPath} is gone`);
     }
-    try {
-      const total = (await file.stat()).size;
-      const bytes = new Uint8Array(Math.max(0, Math.min(maxBytes, total - cursor)));
-      await file.seek(cursor, Deno.SeekMode.Start);
-      let filled = 0;
-      while (filled < bytes.length) {
-        const n = await file.read(bytes.subarray(filled));
-        if (n === null) break;
-        filled += n;
-      }
-      return {
-        bytes: bytes.subarray(0, filled),
-        total,
-        ...(status !== undefined ? { exit: exitOf(Number(status)) } : {}),
-      };
-    } finally {
-      file.close();
-    }
+    return {
+      bytes: output.subarray(cursor, cursor + maxBytes),
+      total: output.length,
+      ...(status !== undefined ? { exit: exitOf(Number(status)) } : {}),
+    };
   }
 
   async killDetached(run: DetachedRun, signal: string): Promise<void> {

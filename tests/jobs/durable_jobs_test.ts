@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { type Agent, createAgent } from "../../agent/agent.ts";
 import { MockAdapter, textResponse, toolCallResponse } from "../../agent/mock_adapter.ts";
 import type { StreamChunk } from "../../agent/model.ts";
@@ -110,12 +110,38 @@ async function fileAppears(path: string): Promise<void> {
   );
 }
 
+/** A durable test environment under `dir` (its root exists). */
+async function environment(dir: string): Promise<DetachedTestExecutor> {
+  const executor = new DetachedTestExecutor(`${dir}/env`);
+  await Deno.mkdir(executor.root);
+  return executor;
+}
+
+/**
+ * A first agent starts `command` in the background, waits until its output holds `text`, and is
+ * disposed (the run goes on); returns its session id and the run's record.
+ */
+async function startAndLeave(
+  executor: Executor,
+  logDir: string,
+  command: string,
+  text: string,
+): Promise<{ readonly sessionId: string; readonly run: DetachedJobRecord["run"] }> {
+  await using first = await session(executor, logDir, [
+    startInBackground(command),
+    textResponse("started"),
+  ]);
+  await first.agent.prompt("start");
+  await outputContains(first.jobs, "bash-1", text);
+  return { sessionId: first.agent.sessionId, run: detachedRecords(first.agent)[0]!.run };
+}
+
 const WAIT_FOR_GO = "echo one; while [ ! -e GO ]; do sleep 0.05; done; echo two; exit 3";
+const SERVE = "echo up; while true; do sleep 0.05; done";
 
 Deno.test("a durable bash job: detached start, output into the job, job/detached and job/ended in the log", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
+  const executor = await environment(dir.path);
   await using s = await session(executor, dir.path, [
     startInBackground(WAIT_FOR_GO),
     textResponse("started"),
@@ -149,21 +175,9 @@ Deno.test("a durable bash job: detached start, output into the job, job/detached
 
 Deno.test("a durable job survives its agent; a new agent on the same log adopts it and job_output and job_kill work through the loop", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
+  const executor = await environment(dir.path);
   const command = "trap 'echo got TERM; exit 7' TERM; echo start; while true; do sleep 0.05; done";
-  let sessionId: string;
-  let pid: number;
-  {
-    await using first = await session(executor, dir.path, [
-      startInBackground(command),
-      textResponse("started"),
-    ]);
-    await first.agent.prompt("serve");
-    sessionId = first.agent.sessionId;
-    await outputContains(first.jobs, "bash-1", "start");
-    pid = detachedRecords(first.agent)[0]!.run.pid;
-  }
+  const { sessionId, run: { pid } } = await startAndLeave(executor, dir.path, command, "start");
   ok(isAlive(pid), "the run outlived the agent and its job service");
   await using second = await session(executor, dir.path, [
     toolCallResponse("c2", "job_output", { job_id: "bash-1" }),
@@ -198,20 +212,13 @@ Deno.test("a durable job survives its agent; a new agent on the same log adopts 
 
 Deno.test("a durable job that ended while no agent ran is the usual notice on the next turn, once", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
-  let sessionId: string;
-  let exitPath: string;
-  {
-    await using first = await session(executor, dir.path, [
-      startInBackground(WAIT_FOR_GO),
-      textResponse("started"),
-    ]);
-    await first.agent.prompt("build");
-    sessionId = first.agent.sessionId;
-    await outputContains(first.jobs, "bash-1", "one");
-    exitPath = detachedRecords(first.agent)[0]!.run.exitPath;
-  }
+  const executor = await environment(dir.path);
+  const { sessionId, run: { exitPath } } = await startAndLeave(
+    executor,
+    dir.path,
+    WAIT_FOR_GO,
+    "one",
+  );
   await Deno.writeTextFile(`${dir.path}/GO`, "");
   await fileAppears(exitPath);
   const notice =
@@ -237,20 +244,8 @@ Deno.test("a durable job that ended while no agent ran is the usual notice on th
 
 Deno.test("a durable job whose environment is gone is reported lost, not left running", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
-  let sessionId: string;
-  let run: DetachedJobRecord["run"];
-  {
-    await using first = await session(executor, dir.path, [
-      startInBackground("echo up; while true; do sleep 0.05; done"),
-      textResponse("started"),
-    ]);
-    await first.agent.prompt("serve");
-    sessionId = first.agent.sessionId;
-    await outputContains(first.jobs, "bash-1", "up");
-    run = detachedRecords(first.agent)[0]!.run;
-  }
+  const executor = await environment(dir.path);
+  const { sessionId, run } = await startAndLeave(executor, dir.path, SERVE, "up");
   // The environment is destroyed while the agent is away: its processes and files go.
   Deno.kill(-run.pid, "SIGKILL");
   await fileAppears(run.exitPath);
@@ -273,8 +268,7 @@ Deno.test("a durable job whose environment is gone is reported lost, not left ru
 
 Deno.test("a durable job's timeout_ms kills its run (SIGTERM) and says so", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
+  const executor = await environment(dir.path);
   await using s = await session(executor, dir.path, [
     startInBackground("echo waiting; exec sleep 600", { timeout_ms: 200 }),
     textResponse("started"),
@@ -347,35 +341,23 @@ Deno.test("adoptFromLog names unreadable records, kinds with no executor and exe
       "job bash-2: the local executor of this agent cannot reach it (it runs in p e)",
     ],
   });
-  let message = "";
-  try {
-    s.jobs.adopt({
-      jobId: "bash-9",
-      label: "l",
-      kind: "bash",
-      run,
-      startedAt: "2026-01-01T00:00:00Z",
-    }, new LocalExecutor());
-  } catch (error) {
-    message = (error as Error).message;
-  }
-  equal(message, "Cannot adopt job bash-9: the local executor cannot read detached runs");
+  throws(
+    () =>
+      s.jobs.adopt({
+        jobId: "bash-9",
+        label: "l",
+        kind: "bash",
+        run,
+        startedAt: "2026-01-01T00:00:00Z",
+      }, new LocalExecutor()),
+    { message: "Cannot adopt job bash-9: the local executor cannot read detached runs" },
+  );
 });
 
 Deno.test("an adopted job whose id is taken in this process gets a new id, and the model is told", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
-  let sessionId: string;
-  {
-    await using first = await session(executor, dir.path, [
-      startInBackground("echo up; while true; do sleep 0.05; done"),
-      textResponse("started"),
-    ]);
-    await first.agent.prompt("serve");
-    sessionId = first.agent.sessionId;
-    await outputContains(first.jobs, "bash-1", "up");
-  }
+  const executor = await environment(dir.path);
+  const { sessionId } = await startAndLeave(executor, dir.path, SERVE, "up");
   await using second = await session(executor, dir.path, [
     toolCallResponse("c2", "job_kill", { job_id: "bash-2" }),
     textResponse("ok"),
@@ -406,18 +388,8 @@ Deno.test("an adopted job whose id is taken in this process gets a new id, and t
 
 Deno.test("an unreachable environment makes an adopted job lost here but not ended: a later load reconnects", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
-  let sessionId: string;
-  {
-    await using first = await session(executor, dir.path, [
-      startInBackground("echo up; while true; do sleep 0.05; done"),
-      textResponse("started"),
-    ]);
-    await first.agent.prompt("serve");
-    sessionId = first.agent.sessionId;
-    await outputContains(first.jobs, "bash-1", "up");
-  }
+  const executor = await environment(dir.path);
+  const { sessionId } = await startAndLeave(executor, dir.path, SERVE, "up");
   executor.unreachable = true;
   {
     await using second = await session(executor, dir.path, [], sessionId);
@@ -446,8 +418,7 @@ Deno.test("an unreachable environment makes an adopted job lost here but not end
 
 Deno.test("a kill reaches a durable run at once, even while its read is stuck", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
+  const executor = await environment(dir.path);
   await using s = await session(
     executor,
     dir.path,
@@ -475,13 +446,12 @@ Deno.test("a kill reaches a durable run at once, even while its read is stuck", 
 
 Deno.test("a read of a durable run that never answers counts as failed: the job is lost here, not hung", async () => {
   await using dir = await tempDir();
-  const executor = new DetachedTestExecutor(`${dir.path}/env`);
-  await Deno.mkdir(executor.root);
+  const executor = await environment(dir.path);
   await using s = await session(
     executor,
     dir.path,
     [
-      startInBackground("echo up; while true; do sleep 0.05; done"),
+      startInBackground(SERVE),
       textResponse("started"),
     ],
     undefined,

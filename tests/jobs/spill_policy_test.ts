@@ -1,5 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { createHarness } from "../../registry/tools_plugin.ts";
+import { Context } from "../../core/context.ts";
+import { createHarness, toolsPlugin } from "../../registry/tools_plugin.ts";
+import type { ToolRegistry } from "../../registry/types.ts";
 import type { ToolOutcome } from "../../tools/outcome.ts";
 import type { AgentHandle } from "../../tools/definition.ts";
 import type { JsonObject } from "../../core/json.ts";
@@ -143,4 +145,26 @@ Deno.test("cleanupSpillFiles() removes files older than maxAgeMs", async () => {
   await Deno.utime(`${dir.path}/old.txt`, new Date(1_000_000), new Date(1_000_000));
   equal(await cleanupSpillFiles(dir.path, { maxAgeMs: 60_000 }), 1);
   deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["new.txt"]);
+});
+
+Deno.test("the jobs plugin installs the spill policy on a tool registry provided after it", async () => {
+  await using dir = await tempDir();
+  const root = new Context({ logSink: () => {} });
+  try {
+    await root.plugin(jobsPlugin, { spill: { maxInlineBytes: 1000, dir: dir.path } }).ready;
+    await root.plugin(toolsPlugin).ready;
+    const tools = root.get<ToolRegistry>("tools")!;
+    tools.register({
+      name: "dump",
+      description: "Dump",
+      parameters: { type: "object" },
+      execute: () => [{ type: "text", text: lines(500) }],
+    });
+    const outcome = await tools.execute({ callId: "c1", name: "dump", arguments: {} });
+    ok(bytes(firstText(outcome)) <= 1000);
+    const [spilled] = [...Deno.readDirSync(dir.path)];
+    equal(Deno.readTextFileSync(`${dir.path}/${spilled!.name}`), lines(500));
+  } finally {
+    await root.fiber.dispose();
+  }
 });
