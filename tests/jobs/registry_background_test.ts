@@ -93,7 +93,23 @@ Deno.test("useBackground(): define() and body middleware, both removed by its re
     equal(started.isError, false, JSON.stringify(started));
     first.release();
     await jobs.wait((started.meta as { jobId: string }).jobId, { timeoutMs: HANG_GUARD_MS });
+    // The body middleware: a start aborted in the same tick is killed and named in a notice.
+    const abortedStart = async (callId: string) => {
+      const controller = new AbortController();
+      const pending = ctx.tools.execute({
+        callId,
+        name: "count",
+        arguments: { label: callId, run_in_background: true },
+        signal: controller.signal,
+      });
+      controller.abort(new DOMException("user cancelled", "AbortError"));
+      const outcome = await pending;
+      equal(outcome.error?.code, "ABORTED");
+      return JSON.stringify(outcome.additionalContexts ?? []);
+    };
+    ok((await abortedStart("a1")).includes("was started and then killed"));
     remove();
+    ok(!(await abortedStart("a2")).includes("was started and then killed"), "no body middleware");
     // Registered after the remover: no rewrite, the tool runs in the foreground.
     const second = slowCounter();
     ctx.tools.register({ ...second.tool, name: "count2" });
