@@ -473,3 +473,44 @@ Deno.test("a read of a durable run that never answers counts as failed: the job 
     Deno.kill(-run.pid, "SIGKILL");
   }
 });
+
+Deno.test("a durable start whose record the session log refuses fails JOB_NOT_RECORDED and kills the run", async () => {
+  await using dir = await tempDir();
+  const executor = await environment(dir.path);
+  const ctx = await createHarness({ logSink: () => {} });
+  try {
+    await ctx.plugin(jobsPlugin, { spill: false, detachedPollMs: 10 }).ready;
+    await ctx.plugin(bashPlugin, { executor }).ready;
+    const jobs = ctx.get<JobService>("jobs")!;
+    const token = uniqueToken();
+    const refused: string[] = [];
+    const started = await ctx.tools.execute({
+      callId: "c1",
+      name: "bash",
+      arguments: { command: markedSleep(token), run_in_background: true },
+      agent: {
+        id: "agent-s1",
+        sessionId: "s1",
+        cwd: dir.path,
+        disposed: false,
+        inject() {},
+        appendEvent(type) {
+          refused.push(type);
+          throw new Error("disk full");
+        },
+      },
+    });
+    equal(started.isError, false, JSON.stringify(started));
+    const id = (started.meta as { jobId: string }).jobId;
+    const ended = await jobs.wait(id, { timeoutMs: HANG_GUARD_MS });
+    equal(ended.status, "failed");
+    equal(
+      formatJobStatus(jobs.get(id)),
+      `failed: Cannot run job ${id} durably: the session log refused its record (disk full); the detached run was killed`,
+    );
+    deepEqual(refused, ["job/detached"]);
+    deepEqual(await waitGone(token), [], "the refused run is killed, not left behind");
+  } finally {
+    await ctx.fiber.dispose();
+  }
+});
