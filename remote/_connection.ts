@@ -5,9 +5,10 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { Sandbox, type SandboxOptions, type SecretConfig } from "@deno/sandbox";
 import type { ExecutorRecord } from "../tools/executor.ts";
-import { gone, isGoneAnswer, messageOf, sandboxName, unavailable } from "./_errors.ts";
+import { gone, isGoneAnswer, sandboxName, unavailable } from "./_errors.ts";
 import { HarnessError } from "../core/errors.ts";
 
 /** The provider name in records. */
@@ -284,7 +285,7 @@ export class SandboxLink {
       );
     } catch (error) {
       if (isGoneAnswer(error)) throw gone("reconnect", name, error);
-      if (error instanceof TypeError && messageOf(error).startsWith("Invalid sandbox ID")) {
+      if (error instanceof TypeError && errorMessage(error).startsWith("Invalid sandbox ID")) {
         throw new HarnessError(
           "REMOTE_GONE",
           `Cannot reattach the ${name}: "${id}" is not a Deno Sandbox id`,

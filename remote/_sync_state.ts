@@ -115,13 +115,3 @@ export function isProtected(state: SyncState, rel: string): boolean {
 export function sameStat(info: { size: number; mtimeMs: number }, entry: ManifestEntry): boolean {
   return info.size === entry.size && info.mtimeMs === entry.mtimeMs;
 }
-
-/**
- * The message of an error.
- *
- * @param error The error.
- * @returns The message.
- */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
