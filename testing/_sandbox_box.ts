@@ -12,6 +12,7 @@
  */
 import { dirname, posix } from "node:path";
 import { SIGNAL_NAMES, WireFailure } from "./_sandbox_wire.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** The PATH a command sees by default (the deno binary's folder is appended). */
 export const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -30,7 +31,7 @@ export async function ensureProcAccess(): Promise<void> {
   } catch (error) {
     throw new Error(
       "startSandboxStandIn: cannot read /proc (it finds and kills its box processes there); " +
-        `run with -A (Deno grants /proc only with --allow-all): ${(error as Error).message}`,
+        `run with -A (Deno grants /proc only with --allow-all): ${errorMessage(error)}`,
     );
   }
 }
