@@ -197,11 +197,7 @@ export class SandboxLink {
     const id = this.#id;
     if (id === undefined) return;
     const sandbox = this.#sandbox ?? await this.#connect(id).catch(() => undefined);
-    this.#sandbox = undefined;
-    this.#live = false;
-    this.#id = undefined;
-    this.#record = undefined;
-    this.#orphans = [];
+    this.#forget();
     if (sandbox === undefined) return;
     try {
       await sandbox.kill();
@@ -213,6 +209,15 @@ export class SandboxLink {
     }
   }
 
+  /** Drops the current sandbox: the next call creates one. */
+  #forget(): void {
+    this.#sandbox = undefined;
+    this.#live = false;
+    this.#id = undefined;
+    this.#record = undefined;
+    this.#orphans = [];
+  }
+
   async #attach(): Promise<Sandbox> {
     if (this.#id === undefined) return await this.#create();
     const id = this.#id;
@@ -222,10 +227,7 @@ export class SandboxLink {
     } catch (error) {
       if (error instanceof HarnessError && error.code === "REMOTE_GONE") {
         this.#lost = id;
-        this.#id = undefined;
-        this.#sandbox = undefined;
-        this.#record = undefined;
-        this.#orphans = [];
+        this.#forget();
       }
       throw error;
     }
