@@ -90,7 +90,7 @@ export class ReportBuilder {
  * @returns The absolute path.
  */
 export function absolute(state: SyncState, rel: string): string {
-  return state.workspace === "/" ? `/${rel}` : `${state.workspace}/${rel}`;
+  return `${state.workspace}/${rel}`; // Never "/": createWorkspaceSync refuses it.
 }
 
 /**
