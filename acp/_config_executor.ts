@@ -17,13 +17,13 @@ import {
 export type ExecutorProvider = "local" | "deno-sandbox";
 
 /** The executor providers `dsh.jsonc` may choose. */
-export const EXECUTOR_PROVIDERS: readonly ExecutorProvider[] = ["local", "deno-sandbox"];
+const EXECUTOR_PROVIDERS: readonly ExecutorProvider[] = ["local", "deno-sandbox"];
 
 /** The Deno Sandbox regions of the pinned SDK (`AVAILABLE_REGIONS` of `@deno/sandbox@0.13.2`). */
 export const DENO_SANDBOX_REGIONS: readonly string[] = ["ord", "ams"];
 
 /** The memory range of a Deno Sandbox, in MiB. */
-export const SANDBOX_MEMORY_MIB = { min: 768, max: 4096 } as const;
+const SANDBOX_MEMORY_MIB = { min: 768, max: 4096 } as const;
 
 /** One secret for the sandbox: substituted on the wire for HTTPS requests to `hosts` only. */
 export interface ExecutorSecret {
@@ -57,7 +57,7 @@ export interface ExecutorConfig {
 }
 
 /** The `executor` of a config that sets none: tools run on this machine. */
-export const DEFAULT_EXECUTOR: ExecutorConfig = {
+const DEFAULT_EXECUTOR: ExecutorConfig = {
   provider: "local",
   allowNet: [],
   timeout: "30m",

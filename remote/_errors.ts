@@ -25,7 +25,7 @@ export function isGoneAnswer(error: unknown): boolean {
 }
 
 /** What a file error from the sandbox means. */
-export type FsErrorKind = "not-found" | "is-directory" | "denied" | "other";
+type FsErrorKind = "not-found" | "is-directory" | "denied" | "other";
 
 const KINDS: Record<string, FsErrorKind> = {
   NotFound: "not-found",
@@ -42,7 +42,7 @@ const KINDS: Record<string, FsErrorKind> = {
  * Classifies an SDK file error. The SDK rebuilds `Deno.errors.*` from the wire with the classes
  * of its Deno shim (not this runtime's), so the class name and the errno code decide.
  */
-export function fsErrorKind(error: unknown): FsErrorKind {
+function fsErrorKind(error: unknown): FsErrorKind {
   if (!(error instanceof Error)) return "other";
   const code = (error as { code?: unknown }).code;
   return KINDS[error.constructor.name] ?? KINDS[error.name] ??

@@ -237,7 +237,7 @@ async function* readAhead<R>(
 }
 
 /** A host file over this many bytes is not pushed (it would be read whole). */
-export const MAX_PUSH_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_PUSH_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Raw bytes of small files gathered before a batch is sent. */
 const BATCH_RAW_BYTES = 1024 * 1024;

@@ -83,7 +83,7 @@ export function remotePath(path: string, cwd: string = SANDBOX_HOME): string {
 }
 
 /** The bwrap arguments that build the box for one command. */
-export async function boxArgs(root: string, cwd: string, network: boolean): Promise<string[]> {
+async function boxArgs(root: string, cwd: string, network: boolean): Promise<string[]> {
   // No --die-with-parent: box commands were seen dying of SIGKILL under parallel test load with
   // it (PDEATHSIG follows the spawning thread); the stand-in kills its processes itself.
   const args = ["--bind", root, "/"];
@@ -147,7 +147,7 @@ export interface BoxProcess {
 }
 
 /** The status a bwrap exit code stands for: 128 + n is death by signal n, as a shell shows it. */
-export function statusOf(code: number): BoxProcess["status"] extends Promise<infer S> ? S : never {
+function statusOf(code: number): BoxProcess["status"] extends Promise<infer S> ? S : never {
   const signal = code > 128 ? SIGNAL_NAMES[code - 128] ?? null : null;
   return { success: code === 0, code, signal, oom: null };
 }
@@ -220,7 +220,7 @@ export async function runsIn(pid: number, root: RootId): Promise<boolean> {
 }
 
 /** The pids on this machine whose `/` is the sandbox root. */
-export async function pidsIn(root: RootId): Promise<number[]> {
+async function pidsIn(root: RootId): Promise<number[]> {
   const pids: number[] = [];
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
