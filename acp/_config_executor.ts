@@ -17,13 +17,13 @@ import {
 export type ExecutorProvider = "local" | "deno-sandbox";
 
 /** The executor providers `dsh.jsonc` may choose. */
-export const EXECUTOR_PROVIDERS: readonly ExecutorProvider[] = ["local", "deno-sandbox"];
+const EXECUTOR_PROVIDERS: readonly ExecutorProvider[] = ["local", "deno-sandbox"];
 
 /** The Deno Sandbox regions of the pinned SDK (`AVAILABLE_REGIONS` of `@deno/sandbox@0.13.2`). */
 export const DENO_SANDBOX_REGIONS: readonly string[] = ["ord", "ams"];
 
 /** The memory range of a Deno Sandbox, in MiB. */
-export const SANDBOX_MEMORY_MIB = { min: 768, max: 4096 } as const;
+const SANDBOX_MEMORY_MIB = { min: 768, max: 4096 } as const;
 
 /** One secret for the sandbox: substituted on the wire for HTTPS requests to `hosts` only. */
 export interface ExecutorSecret {
@@ -57,7 +57,7 @@ export interface ExecutorConfig {
 }
 
 /** The `executor` of a config that sets none: tools run on this machine. */
-export const DEFAULT_EXECUTOR: ExecutorConfig = {
+const DEFAULT_EXECUTOR: ExecutorConfig = {
   provider: "local",
   allowNet: [],
   timeout: "30m",
@@ -72,6 +72,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A host name, `*.` wildcard, IPv4 or bracketed IPv6, with an optional port (the SDK's forms).
 const NET_HOST =
   /^(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+/** What `onSessionEnd` may say. */
+const SESSION_ENDS = ["destroy", "keep"] as const;
 const REMOTE_ONLY = ["region", "memory", "allowNet", "timeout", "secrets"];
 
 const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
@@ -107,7 +109,7 @@ const SCHEMA: ConfigSchema = {
     },
     onSessionEnd: {
       type: "string",
-      enum: ["destroy", "keep"],
+      enum: SESSION_ENDS,
       default: "keep",
       description:
         "keep leaves the sandbox to its timeout so session/load can reattach it; destroy removes it when the session closes.",
@@ -288,10 +290,7 @@ function parseExecutor(value: unknown, key: string, fail: Fail): ExecutorConfig 
   const onSessionEnd = parseChoice(
     record.onSessionEnd,
     `${key}.onSessionEnd`,
-    [
-      "destroy",
-      "keep",
-    ] as const,
+    SESSION_ENDS,
     problems,
   );
   const secrets = parseSecrets(record.secrets, `${key}.secrets`, problems);

@@ -107,8 +107,6 @@ export async function createRemoteExecutor(
   for (const [name, secret] of Object.entries(settings.secrets)) {
     secrets[name] = { hosts: secret.hosts, value: await secretValue(name, secret, base, given) };
   }
-  const org = envValue("DENO_DEPLOY_ORG");
-  const endpoint = envValue("DENO_SANDBOX_ENDPOINT");
   const executor = denoSandboxExecutor({
     workspace,
     writableRoots: roots,
@@ -119,9 +117,8 @@ export async function createRemoteExecutor(
     // Only what the user set: nothing of this machine's environment goes up.
     env: config.env.set ?? {},
     ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
+    // DENO_DEPLOY_ORG and DENO_SANDBOX_ENDPOINT: the executor reads them from the environment.
     token,
-    ...(org !== undefined ? { org } : {}),
-    ...(endpoint !== undefined ? { endpoint } : {}),
     onRecord: (sessionId, record) => ctx.emit(EXECUTOR_OPENED, sessionId, record),
     sync: createWorkspaceSync({ workspace, hiddenPaths: config.hiddenPaths, protectedPaths }),
   });

@@ -15,7 +15,7 @@ export const HASH_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Reads `path` chunk by chunk through the executor's file handle (see `openFileOf`: the local
- * executors' verified handle and reused buffer, else `readStream` or one whole-file chunk). A
+ * executors' verified handle and reused buffer, else one whole-file chunk). A
  * chunk is only valid until the next one is requested.
  *
  * @param executor The executor.

@@ -10,7 +10,7 @@ import { resolvePath } from "../tools/paths.ts";
 import { spawnTree } from "./_spawn.ts";
 import { spawnChild } from "./_spawn_child.ts";
 import { readVerified, writeVerified } from "./_safe_io.ts";
-import { openLocalFile } from "./_local_files.ts";
+import { fileStatOf, openLocalFile } from "./_local_files.ts";
 import { HarnessError } from "../core/errors.ts";
 import { childEnv, type EnvPolicy } from "../core/env_policy.ts";
 import { LiveTrees } from "../jobs/process_containment.ts";
@@ -211,13 +211,7 @@ export class LocalExecutor implements Executor {
    */
   async stat(path: string): Promise<FileStat | undefined> {
     try {
-      const info = await Deno.stat(path);
-      return {
-        isFile: info.isFile,
-        isDirectory: info.isDirectory,
-        size: info.size,
-        mtimeMs: info.mtime?.getTime() ?? null,
-      };
+      return fileStatOf(await Deno.stat(path));
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return undefined;
       throw describeFsError("read", path, error);

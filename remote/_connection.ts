@@ -5,9 +5,10 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { Sandbox, type SandboxOptions, type SecretConfig } from "@deno/sandbox";
 import type { ExecutorRecord } from "../tools/executor.ts";
-import { gone, isGoneAnswer, messageOf, sandboxName, unavailable } from "./_errors.ts";
+import { gone, isGoneAnswer, sandboxName, unavailable } from "./_errors.ts";
 import { HarnessError } from "../core/errors.ts";
 
 /** The provider name in records. */
@@ -196,11 +197,7 @@ export class SandboxLink {
     const id = this.#id;
     if (id === undefined) return;
     const sandbox = this.#sandbox ?? await this.#connect(id).catch(() => undefined);
-    this.#sandbox = undefined;
-    this.#live = false;
-    this.#id = undefined;
-    this.#record = undefined;
-    this.#orphans = [];
+    this.#forget();
     if (sandbox === undefined) return;
     try {
       await sandbox.kill();
@@ -212,6 +209,15 @@ export class SandboxLink {
     }
   }
 
+  /** Drops the current sandbox: the next call creates one. */
+  #forget(): void {
+    this.#sandbox = undefined;
+    this.#live = false;
+    this.#id = undefined;
+    this.#record = undefined;
+    this.#orphans = [];
+  }
+
   async #attach(): Promise<Sandbox> {
     if (this.#id === undefined) return await this.#create();
     const id = this.#id;
@@ -221,10 +227,7 @@ export class SandboxLink {
     } catch (error) {
       if (error instanceof HarnessError && error.code === "REMOTE_GONE") {
         this.#lost = id;
-        this.#id = undefined;
-        this.#sandbox = undefined;
-        this.#record = undefined;
-        this.#orphans = [];
+        this.#forget();
       }
       throw error;
     }
@@ -284,7 +287,7 @@ export class SandboxLink {
       );
     } catch (error) {
       if (isGoneAnswer(error)) throw gone("reconnect", name, error);
-      if (error instanceof TypeError && messageOf(error).startsWith("Invalid sandbox ID")) {
+      if (error instanceof TypeError && errorMessage(error).startsWith("Invalid sandbox ID")) {
         throw new HarnessError(
           "REMOTE_GONE",
           `Cannot reattach the ${name}: "${id}" is not a Deno Sandbox id`,

@@ -20,7 +20,7 @@ import { initStatusSignal } from "../jobs/process_containment.ts";
 import { disconnected, fsError, isConnectionLoss, isNotFound, unavailable } from "./_errors.ts";
 
 /** Where job folders live in the sandbox. */
-export const JOBS_DIR = "/tmp/dsh-jobs";
+const JOBS_DIR = "/tmp/dsh-jobs";
 
 /** `$1` script, `$2` job folder; runs in the background and writes the files. */
 const SUPERVISOR = [

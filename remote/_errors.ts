@@ -10,11 +10,7 @@
  */
 import { ConnectionClosedError, ConnectionEstablishmentError } from "@deno/sandbox";
 import { HarnessError } from "../core/errors.ts";
-
-/** The message of any thrown value. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorMessage } from "../core/error_message.ts";
 
 /** True when the WebSocket under a call closed (dropped, sandbox ended, or we closed it). */
 export function isConnectionLoss(error: unknown): boolean {
@@ -29,7 +25,7 @@ export function isGoneAnswer(error: unknown): boolean {
 }
 
 /** What a file error from the sandbox means. */
-export type FsErrorKind = "not-found" | "is-directory" | "denied" | "other";
+type FsErrorKind = "not-found" | "is-directory" | "denied" | "other";
 
 const KINDS: Record<string, FsErrorKind> = {
   NotFound: "not-found",
@@ -46,7 +42,7 @@ const KINDS: Record<string, FsErrorKind> = {
  * Classifies an SDK file error. The SDK rebuilds `Deno.errors.*` from the wire with the classes
  * of its Deno shim (not this runtime's), so the class name and the errno code decide.
  */
-export function fsErrorKind(error: unknown): FsErrorKind {
+function fsErrorKind(error: unknown): FsErrorKind {
   if (!(error instanceof Error)) return "other";
   const code = (error as { code?: unknown }).code;
   return KINDS[error.constructor.name] ?? KINDS[error.name] ??
@@ -81,7 +77,7 @@ export function disconnected(
   return new HarnessError(
     "REMOTE_DISCONNECTED",
     `Cannot ${what}: the connection to the ${name} dropped during the call (${
-      messageOf(error)
+      errorMessage(error)
     }); ${after}`,
     { cause: error },
   );
@@ -115,7 +111,7 @@ export function gone(what: string, name: string, error?: unknown): HarnessError 
 export function unavailable(what: string, name: string, error: unknown): HarnessError {
   return new HarnessError(
     "REMOTE_UNAVAILABLE",
-    `Cannot ${what}: the ${name} cannot be reached: ${messageOf(error)}`,
+    `Cannot ${what}: the ${name} cannot be reached: ${errorMessage(error)}`,
     { cause: error },
   );
 }
@@ -165,7 +161,7 @@ export function fsError(
   }
   return new HarnessError(
     "FS_ERROR",
-    `Cannot ${operation} "${path}" ${where}: ${messageOf(error)}`,
+    `Cannot ${operation} "${path}" ${where}: ${errorMessage(error)}`,
     options,
   );
 }

@@ -38,8 +38,3 @@ export function parentOf(path: string): string {
   const cut = path.lastIndexOf("/");
   return cut <= 0 ? "/" : path.slice(0, cut);
 }
-
-/** `value` quoted for bash (single quotes). */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import type { Sandbox, Signal } from "@deno/sandbox";
 import { HarnessError } from "../core/errors.ts";
 import { NEVER_PASSED_ENV_VARS } from "../core/env_policy.ts";
@@ -20,14 +21,7 @@ import type {
   SpawnOptions,
 } from "../tools/executor.ts";
 import { PROVIDER, type SandboxLink } from "./_connection.ts";
-import {
-  disconnected,
-  fsError,
-  gone,
-  isConnectionLoss,
-  messageOf,
-  unavailable,
-} from "./_errors.ts";
+import { disconnected, fsError, gone, isConnectionLoss, unavailable } from "./_errors.ts";
 import { readDirRemote, readRemote, removeRemote, statRemote, writeRemote } from "./_files.ts";
 import { checkedPath } from "./_paths.ts";
 import { runInSandbox, signalGroup } from "./_run.ts";
@@ -343,7 +337,7 @@ export class SandboxSessionExecutor implements Executor {
       return await this.#link.sandbox();
     } catch (error) {
       if (error instanceof HarnessError) throw error;
-      throw unavailable(what, this.#link.name, new Error(messageOf(error)));
+      throw unavailable(what, this.#link.name, new Error(errorMessage(error)));
     }
   }
 }

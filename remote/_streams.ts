@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 import type { RunOptions } from "../tools/executor.ts";
 import { DRAIN_IDLE_MS } from "../tools/pipe_drain.ts";
 
@@ -184,16 +185,6 @@ export interface Protocol {
   stop(): Promise<void>;
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
-
 function parseFirst(line: string): number | "nocwd" | undefined {
   if (line === "dsh:nocwd") return "nocwd";
   const match = /^dsh:pid (\d+)$/.exec(line);
@@ -219,7 +210,7 @@ export function readProtocol(stream: ReadableStream<Uint8Array>): Protocol {
         chunks.push(value);
         continue;
       }
-      head = concat([head, value]);
+      head = concatBytes([head, value]);
       const newline = head.indexOf(10);
       if (newline < 0) continue;
       const parsed = parseFirst(new TextDecoder().decode(head.subarray(0, newline)));
@@ -246,7 +237,7 @@ export function readProtocol(stream: ReadableStream<Uint8Array>): Protocol {
       });
       await Promise.race([ended, cut]);
       clearTimeout(timer);
-      return concat(chunks);
+      return concatBytes(chunks);
     },
   };
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { HarnessError } from "../core/mod.ts";
+import { errorMessage, HarnessError } from "../core/mod.ts";
 import { LocalExecutor } from "../builtins/mod.ts";
 import type { HiddenMatcher } from "./_sync_names.ts";
 
@@ -97,10 +97,10 @@ export async function walkHost(workspace: string, hidden: HiddenMatcher): Promis
       if (folder === "") {
         throw new HarnessError(
           "SYNC_HOST",
-          `Cannot read the workspace "${workspace}": ${(error as Error).message}`,
+          `Cannot read the workspace "${workspace}": ${errorMessage(error)}`,
         );
       }
-      walk.skipped.set(folder, `cannot be read: ${(error as Error).message}`);
+      walk.skipped.set(folder, `cannot be read: ${errorMessage(error)}`);
     }
   }
   return walk;
@@ -151,7 +151,7 @@ export async function readHostFile(
   try {
     handle = await Deno.open(path, { read: true });
   } catch (error) {
-    throw new HarnessError("SYNC_HOST", `Cannot read "${path}": ${(error as Error).message}`);
+    throw new HarnessError("SYNC_HOST", `Cannot read "${path}": ${errorMessage(error)}`);
   }
   try {
     const info = await handle.stat();

@@ -30,7 +30,7 @@ export const SYNC_HIDDEN_NAMES: readonly string[] = [
 ];
 
 /** `.env.*` names that are templates and do sync. */
-export const ENV_TEMPLATES: ReadonlySet<string> = new Set([
+const ENV_TEMPLATES: ReadonlySet<string> = new Set([
   ".env.example",
   ".env.sample",
   ".env.template",
@@ -38,12 +38,12 @@ export const ENV_TEMPLATES: ReadonlySet<string> = new Set([
 ]);
 
 /** Folders of the workspace root that never leave the host, with why. */
-export const HOST_ONLY: ReadonlyMap<string, string> = new Map([
+const HOST_ONLY: ReadonlyMap<string, string> = new Map([
   [".dsh", "the agent's state folder: stays on the host"],
 ]);
 
 /** Longest relative path and longest name accepted from the remote side (Linux limits). */
-export const MAX_PATH_BYTES = 4096;
+const MAX_PATH_BYTES = 4096;
 const MAX_NAME_BYTES = 255;
 
 const encoder = new TextEncoder();

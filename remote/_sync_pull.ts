@@ -5,18 +5,12 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import { badRemoteName } from "./_sync_names.ts";
 import { hostSlot, mtimeMsOf, removeHostFile, sha256Hex, writeHostFile } from "./_sync_host.ts";
 import { remoteHashes, remoteListing } from "./_sync_remote.ts";
 import type { RemoteEntry } from "./_sync_scripts.ts";
-import {
-  absolute,
-  isProtected,
-  messageOf,
-  ReportBuilder,
-  sameStat,
-  type SyncState,
-} from "./_sync_state.ts";
+import { absolute, isProtected, ReportBuilder, sameStat, type SyncState } from "./_sync_state.ts";
 import type { SyncReport, SyncTarget } from "./_sync_types.ts";
 
 /** A changed remote file that may come back. */
@@ -185,14 +179,14 @@ export async function pullChanges(state: SyncState, target: SyncTarget): Promise
     try {
       budget -= await applyIncoming(state, target, item, budget, report);
     } catch (error) {
-      report.skip(absolute(state, item.entry.name), `not applied: ${messageOf(error)}`);
+      report.skip(absolute(state, item.entry.name), `not applied: ${errorMessage(error)}`);
     }
   }
   for (const rel of [...state.manifest.keys()].filter((rel) => !seen.has(rel)).sort()) {
     try {
       await applyDeletion(state, rel, report);
     } catch (error) {
-      report.skip(absolute(state, rel), `not removed: ${messageOf(error)}`);
+      report.skip(absolute(state, rel), `not removed: ${errorMessage(error)}`);
     }
   }
   for (const rel of [...state.remote.keys()]) if (!seen.has(rel)) state.remote.delete(rel);

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { errorMessage } from "../core/error_message.ts";
 import {
   type HostFile,
   type HostWalk,
@@ -23,14 +24,7 @@ import {
   type RemoteEntry,
 } from "./_sync_scripts.ts";
 import { gzip, tarArchive, tarSize } from "./_sync_tar.ts";
-import {
-  absolute,
-  messageOf,
-  ReportBuilder,
-  sameStat,
-  type SyncState,
-  UNKNOWN_KEY,
-} from "./_sync_state.ts";
+import { absolute, ReportBuilder, sameStat, type SyncState, UNKNOWN_KEY } from "./_sync_state.ts";
 import { remoteHashes, remoteListing } from "./_sync_remote.ts";
 import type { SyncReport, SyncTarget } from "./_sync_types.ts";
 
@@ -67,7 +61,7 @@ async function changed(
     }
     return { file: { ...file, size: bytes.length, mtimeMs: mtimeMsOf(info) }, bytes, sha256 };
   } catch (error) {
-    report.skip(absolute(state, file.rel), messageOf(error));
+    report.skip(absolute(state, file.rel), errorMessage(error));
     return undefined;
   }
 }
@@ -141,7 +135,10 @@ async function sendLarge(
       await target.writeFile(absolute(state, item.file.rel), item.bytes);
       written.push(item);
     } catch (error) {
-      report.skip(absolute(state, item.file.rel), `the remote write failed: ${messageOf(error)}`);
+      report.skip(
+        absolute(state, item.file.rel),
+        `the remote write failed: ${errorMessage(error)}`,
+      );
     }
   }
   if (written.length === 0) return;
@@ -240,7 +237,7 @@ async function* readAhead<R>(
 }
 
 /** A host file over this many bytes is not pushed (it would be read whole). */
-export const MAX_PUSH_FILE_BYTES = 256 * 1024 * 1024;
+const MAX_PUSH_FILE_BYTES = 256 * 1024 * 1024;
 
 /** Raw bytes of small files gathered before a batch is sent. */
 const BATCH_RAW_BYTES = 1024 * 1024;

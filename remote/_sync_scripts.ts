@@ -13,7 +13,7 @@
 import { HarnessError } from "../core/mod.ts";
 
 /** A script stays under this many bytes (Linux caps one argv string at 128 KiB). */
-export const SCRIPT_MAX_BYTES = 96 * 1024;
+const SCRIPT_MAX_BYTES = 96 * 1024;
 
 /** A file over this many bytes goes up through `writeFile` instead of a script's archive. */
 export const INLINE_MAX_BYTES = 32 * 1024;
@@ -45,7 +45,7 @@ export interface RemoteEntry {
  * @param text The text (no NUL).
  * @returns The quoted word.
  */
-export function shellQuote(text: string): string {
+function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 

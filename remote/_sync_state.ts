@@ -90,7 +90,7 @@ export class ReportBuilder {
  * @returns The absolute path.
  */
 export function absolute(state: SyncState, rel: string): string {
-  return state.workspace === "/" ? `/${rel}` : `${state.workspace}/${rel}`;
+  return `${state.workspace}/${rel}`; // Never "/": createWorkspaceSync refuses it.
 }
 
 /**
@@ -114,14 +114,4 @@ export function isProtected(state: SyncState, rel: string): boolean {
  */
 export function sameStat(info: { size: number; mtimeMs: number }, entry: ManifestEntry): boolean {
   return info.size === entry.size && info.mtimeMs === entry.mtimeMs;
-}
-
-/**
- * The message of an error.
- *
- * @param error The error.
- * @returns The message.
- */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

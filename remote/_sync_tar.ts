@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { concatBytes } from "../core/bytes.ts";
 
 /** One file of an archive. */
 export interface TarFile {
@@ -72,13 +73,7 @@ export function tarArchive(files: readonly TarFile[]): Uint8Array {
     parts.push(file.bytes, new Uint8Array(padded(file.bytes) - file.bytes.length));
   }
   parts.push(new Uint8Array(1024));
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /**

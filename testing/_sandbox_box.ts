@@ -12,6 +12,7 @@
  */
 import { dirname, posix } from "node:path";
 import { SIGNAL_NAMES, WireFailure } from "./_sandbox_wire.ts";
+import { errorMessage } from "../core/error_message.ts";
 
 /** The PATH a command sees by default (the deno binary's folder is appended). */
 export const BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -30,7 +31,7 @@ export async function ensureProcAccess(): Promise<void> {
   } catch (error) {
     throw new Error(
       "startSandboxStandIn: cannot read /proc (it finds and kills its box processes there); " +
-        `run with -A (Deno grants /proc only with --allow-all): ${(error as Error).message}`,
+        `run with -A (Deno grants /proc only with --allow-all): ${errorMessage(error)}`,
     );
   }
 }
@@ -82,7 +83,7 @@ export function remotePath(path: string, cwd: string = SANDBOX_HOME): string {
 }
 
 /** The bwrap arguments that build the box for one command. */
-export async function boxArgs(root: string, cwd: string, network: boolean): Promise<string[]> {
+async function boxArgs(root: string, cwd: string, network: boolean): Promise<string[]> {
   // No --die-with-parent: box commands were seen dying of SIGKILL under parallel test load with
   // it (PDEATHSIG follows the spawning thread); the stand-in kills its processes itself.
   const args = ["--bind", root, "/"];
@@ -146,7 +147,7 @@ export interface BoxProcess {
 }
 
 /** The status a bwrap exit code stands for: 128 + n is death by signal n, as a shell shows it. */
-export function statusOf(code: number): BoxProcess["status"] extends Promise<infer S> ? S : never {
+function statusOf(code: number): BoxProcess["status"] extends Promise<infer S> ? S : never {
   const signal = code > 128 ? SIGNAL_NAMES[code - 128] ?? null : null;
   return { success: code === 0, code, signal, oom: null };
 }
@@ -219,7 +220,7 @@ export async function runsIn(pid: number, root: RootId): Promise<boolean> {
 }
 
 /** The pids on this machine whose `/` is the sandbox root. */
-export async function pidsIn(root: RootId): Promise<number[]> {
+async function pidsIn(root: RootId): Promise<number[]> {
   const pids: number[] = [];
   for await (const entry of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;

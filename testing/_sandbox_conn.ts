@@ -35,7 +35,7 @@ export interface ConnectionHost {
 }
 
 /** The close code of a dropped connection when the TCP link cannot be cut (Deno cannot send 1006). */
-export const DROP_CLOSE_CODE = 4500;
+const DROP_CLOSE_CODE = 4500;
 
 /** Serves one accepted WebSocket for a sandbox until it closes. */
 export class StandInConnection implements SandboxConnection, FsContext {

@@ -22,7 +22,7 @@ type Params = Record<string, unknown>;
 type ProcessMethod = (sandbox: StandInSandbox, conn: FsContext, params: Params) => Promise<unknown>;
 
 /** The environment a spawn starts with: base, then the sandbox's `envSet`s, then its own. */
-export function spawnEnv(
+function spawnEnv(
   sandbox: StandInSandbox,
   own: Record<string, string>,
   clearEnv: boolean,

@@ -127,7 +127,7 @@ export class FilesOnlyExecutor implements Executor {
 }
 
 /** The host, unsandboxed. */
-export const LOCAL_CASE: ExecutorCase = {
+const LOCAL_CASE: ExecutorCase = {
   name: "local",
   async setup() {
     const ws = await hostWorkspace();
@@ -136,7 +136,7 @@ export const LOCAL_CASE: ExecutorCase = {
 };
 
 /** Bubblewrap, `workspace-write` (probed: fails, never skips, where bwrap cannot run). */
-export const BWRAP_CASE: ExecutorCase = {
+const BWRAP_CASE: ExecutorCase = {
   name: "bwrap",
   async setup() {
     const ws = await hostWorkspace();
@@ -146,7 +146,7 @@ export const BWRAP_CASE: ExecutorCase = {
 };
 
 /** The local executor seen as a remote one (see {@linkcode FilesOnlyExecutor}). */
-export const FILES_ONLY_CASE: ExecutorCase = {
+const FILES_ONLY_CASE: ExecutorCase = {
   name: "files-only",
   async setup() {
     const ws = await hostWorkspace();
@@ -162,7 +162,7 @@ export const FILES_ONLY_CASE: ExecutorCase = {
  * The Deno Sandbox executor on the loopback stand-in (the unmodified SDK over its wire; commands
  * run in a bubblewrap box). The workspace sits at the same absolute path in the sandbox.
  */
-export const DENO_SANDBOX_CASE: ExecutorCase = {
+const DENO_SANDBOX_CASE: ExecutorCase = {
   name: "deno-sandbox",
   async setup() {
     const standIn = await startSandboxStandIn();

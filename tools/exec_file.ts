@@ -9,11 +9,6 @@
 import { HarnessError } from "../core/errors.ts";
 import type { Executor, FileStat, OpenedFile, OpenFileOptions } from "./executor.ts";
 
-/** An executor that can also stream a file (duck-typed, optional). */
-interface Streaming {
-  readStream?(path: string): Promise<ReadableStream<Uint8Array>>;
-}
-
 const EMPTY: FileStat = { isFile: true, isDirectory: false, size: 0, mtimeMs: null };
 
 /**
@@ -21,8 +16,7 @@ const EMPTY: FileStat = { isFile: true, isDirectory: false, size: 0, mtimeMs: nu
  *
  * Without {@linkcode Executor.openFile}: `inspect` sees `stat` (symlinks followed, so never a
  * symlink), `check` is not asked (the executor's real paths are not this machine's), nothing is
- * created before `replace`, and reads go through `readFile` (or `readStream` when the executor
- * has one).
+ * created before `replace`, and reads go through `readFile` (one whole-file chunk).
  *
  * @param executor The executor.
  * @param path An absolute path.
@@ -76,11 +70,6 @@ class PlainFile implements OpenedFile {
   async *chunks(): AsyncGenerator<Uint8Array> {
     if (this.#consumed) return;
     this.#consumed = true;
-    const stream = (this.#executor as Streaming).readStream;
-    if (typeof stream === "function") {
-      yield* await stream.call(this.#executor, this.real);
-      return;
-    }
     yield await this.#executor.readFile(this.real);
   }
 

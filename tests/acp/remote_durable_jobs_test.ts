@@ -8,6 +8,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { startSandboxStandIn } from "../../testing/mod.ts";
 import { launchAgent } from "./_launcher.ts";
+import { remoteWorkspace } from "./_remote_agent.ts";
 import { readSessionLog } from "../../agent/mod.ts";
 import { tempDir, within } from "../_helpers.ts";
 
@@ -38,23 +39,7 @@ Deno.test("a background job in the session's Deno Sandbox survives the agent; se
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const ws = join(root, "ws");
-  const sessionsDir = join(root, "sessions");
-  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
-  await Deno.mkdir(ws);
-  await Deno.writeTextFile(
-    join(root, "config", "dsh", "dsh.jsonc"),
-    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
-  );
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: root,
-    TMPDIR: root,
-    XDG_CONFIG_HOME: join(root, "config"),
-    XDG_STATE_HOME: join(root, "state"),
-    DENO_SANDBOX_ENDPOINT: standIn.endpoint,
-    DENO_DEPLOY_TOKEN: standIn.token,
-  };
+  const { ws, sessionsDir, env } = await remoteWorkspace(root, standIn);
   const command =
     "trap 'echo stopping; exit 5' TERM; echo serving; while true; do sleep 0.05; done";
   const first = await launch(ws, [
@@ -136,30 +121,6 @@ Deno.test("a background job in the session's Deno Sandbox survives the agent; se
   );
   equal(standIn.sandboxes().length, 1, "the second agent reattached the same sandbox");
 });
-
-/** A user-level deno-sandbox config, its folders and the launcher's environment. */
-async function remoteWorkspace(root: string, standIn: { endpoint: string; token: string }) {
-  const ws = join(root, "ws");
-  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
-  await Deno.mkdir(ws);
-  await Deno.writeTextFile(
-    join(root, "config", "dsh", "dsh.jsonc"),
-    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
-  );
-  return {
-    ws,
-    sessionsDir: join(root, "sessions"),
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: root,
-      TMPDIR: root,
-      XDG_CONFIG_HOME: join(root, "config"),
-      XDG_STATE_HOME: join(root, "state"),
-      DENO_SANDBOX_ENDPOINT: standIn.endpoint,
-      DENO_DEPLOY_TOKEN: standIn.token,
-    },
-  };
-}
 
 /** Starts a background bash job in a new session and stops the agent; returns the run. */
 async function startAndLeave(

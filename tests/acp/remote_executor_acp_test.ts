@@ -11,6 +11,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { join } from "node:path";
 import { startSandboxStandIn } from "../../testing/mod.ts";
 import { launchAgent, pidsWith } from "./_launcher.ts";
+import { remoteWorkspace } from "./_remote_agent.ts";
 import { readSessionLog } from "../../agent/mod.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -45,24 +46,8 @@ Deno.test("a deno-sandbox session runs bash in the sandbox and reattaches the sa
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const ws = join(root, "ws");
-  const sessionsDir = join(root, "sessions");
-  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
-  await Deno.mkdir(ws);
-  await Deno.writeTextFile(
-    join(root, "config", "dsh", "dsh.jsonc"),
-    JSON.stringify({ executor: { provider: "deno-sandbox", allowNet: [], timeout: "10m" } }),
-  );
+  const { ws, sessionsDir, env } = await remoteWorkspace(root, standIn);
   const marker = `/tmp/dsh-remote-${crypto.randomUUID()}`;
-  const env = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: root,
-    TMPDIR: root,
-    XDG_CONFIG_HOME: join(root, "config"),
-    XDG_STATE_HOME: join(root, "state"),
-    DENO_SANDBOX_ENDPOINT: standIn.endpoint,
-    DENO_DEPLOY_TOKEN: standIn.token,
-  };
   const first = await launch(
     ws,
     [
@@ -132,41 +117,17 @@ Deno.test("a deno-sandbox session runs bash in the sandbox and reattaches the sa
   equal(records[1]!.reattached, true);
 });
 
-/** A workspace whose user-level config (or project config, `project`) sets `executor`. */
-async function workspace(root: string, executor: unknown, project = false) {
-  const ws = join(root, "ws");
-  await Deno.mkdir(join(root, "config", "dsh"), { recursive: true });
-  await Deno.mkdir(ws, { recursive: true });
-  await Deno.writeTextFile(
-    project ? join(ws, "dsh.jsonc") : join(root, "config", "dsh", "dsh.jsonc"),
-    JSON.stringify({ executor }),
-  );
-  return {
-    ws,
-    sessionsDir: join(root, "sessions"),
-    env: (standIn: { endpoint: string; token?: string }) => ({
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: root,
-      TMPDIR: root,
-      XDG_CONFIG_HOME: join(root, "config"),
-      XDG_STATE_HOME: join(root, "state"),
-      DENO_SANDBOX_ENDPOINT: standIn.endpoint,
-      ...(standIn.token === undefined ? {} : { DENO_DEPLOY_TOKEN: standIn.token }),
-    }),
-  };
-}
-
 Deno.test("a sandbox gone while the agent was away is replaced on session/load, with a notice; destroy ends it with the connection", async () => {
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const { ws, sessionsDir, env } = await workspace(root, {
+  const { ws, sessionsDir, env } = await remoteWorkspace(root, standIn, {
     provider: "deno-sandbox",
     allowNet: [],
     onSessionEnd: "destroy",
   });
   const one = await script(root, "one.json", "echo first > /tmp/f; cat /tmp/f");
-  const first = await launch(ws, ["--script", one, "--sessions-dir", sessionsDir], env(standIn));
+  const first = await launch(ws, ["--script", one, "--sessions-dir", sessionsDir], env);
   let sessionId: string;
   try {
     ({ sessionId } = await first.a.request("session/new", { cwd: ws, mcpServers: [] }));
@@ -186,7 +147,7 @@ Deno.test("a sandbox gone while the agent was away is replaced on session/load, 
       "--sessions-dir",
       sessionsDir,
     ],
-    env(standIn),
+    env,
   );
   try {
     await second.a.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
@@ -207,14 +168,14 @@ Deno.test("without DENO_DEPLOY_TOKEN a deno-sandbox session fails with how to fi
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const { ws, sessionsDir, env } = await workspace(root, {
+  const { ws, sessionsDir, env } = await remoteWorkspace(root, { endpoint: standIn.endpoint }, {
     provider: "deno-sandbox",
     allowNet: [],
   });
   const agent = await launch(
     ws,
     ["--sessions-dir", sessionsDir],
-    env({ endpoint: standIn.endpoint }),
+    env,
   );
   try {
     const error = await agent.a.request("session/new", { cwd: ws, mcpServers: [] }).then(
@@ -232,14 +193,15 @@ Deno.test("an untrusted project config choosing deno-sandbox is ignored and list
   await using standIn = await startSandboxStandIn();
   await using dir = await tempDir();
   const root = await Deno.realPath(dir.path);
-  const { ws, sessionsDir, env } = await workspace(
+  const { ws, sessionsDir, env } = await remoteWorkspace(
     root,
+    standIn,
     { provider: "deno-sandbox", allowNet: ["evil.example"] },
     true,
   );
   await Deno.writeTextFile(join(ws, "secret.txt"), "workspace content");
   const run = await script(root, "one.json", "cat secret.txt");
-  const agent = await launch(ws, ["--script", run, "--sessions-dir", sessionsDir], env(standIn));
+  const agent = await launch(ws, ["--script", run, "--sessions-dir", sessionsDir], env);
   try {
     const { sessionId } = await agent.a.request("session/new", { cwd: ws, mcpServers: [] });
     await agent.a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });

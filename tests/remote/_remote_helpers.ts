@@ -11,6 +11,8 @@ import {
   type DenoSandboxExecutorOptions,
 } from "../../remote/mod.ts";
 import type { ExecutorRecord, RunOptions, RunResult } from "../../tools/executor.ts";
+import { HarnessError } from "../../core/errors.ts";
+import { equal, ok } from "node:assert/strict";
 
 /** A stand-in, a host workspace path and an executor on them. */
 export interface RemoteFixture extends AsyncDisposable {
@@ -77,4 +79,13 @@ export async function runText(
     },
   });
   return { result, text: text + decoder.decode() };
+}
+
+/** A `rejects`/`throws` check: a HarnessError with code `expected`. */
+export function code(expected: string): (error: unknown) => boolean {
+  return (error) => {
+    ok(error instanceof HarnessError, String(error));
+    equal(error.code, expected, error.message);
+    return true;
+  };
 }

@@ -3,20 +3,12 @@
  * every RunResult outcome, group kill, streaming, spawn, files and their errors.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { remoteFixture, runText } from "./_remote_helpers.ts";
+import { code, remoteFixture, runText } from "./_remote_helpers.ts";
 import { LocalExecutor } from "../../builtins/local_executor.ts";
 import { HarnessError } from "../../core/errors.ts";
 import { markedSleep, processesWithArg, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-function code(expected: string): (error: unknown) => boolean {
-  return (error) => {
-    ok(error instanceof HarnessError, String(error));
-    equal(error.code, expected, error.message);
-    return true;
-  };
-}
 
 Deno.test(
   "remote run: exit codes, merged output in order, onSpawn and the exact RunResult",

@@ -5,21 +5,12 @@
  * (no host variable, no model key, secrets on the wire only) and options.
  */
 import { deepEqual, equal, match, notEqual, ok, rejects, throws } from "node:assert/strict";
-import { remoteFixture, runText } from "./_remote_helpers.ts";
+import { code, remoteFixture, runText } from "./_remote_helpers.ts";
 import { denoSandboxExecutor } from "../../remote/mod.ts";
-import { HarnessError } from "../../core/errors.ts";
 import type { DetachedRead, DetachedRun, Executor } from "../../tools/executor.ts";
 import { markedSleep, uniqueToken, waitGone, waitMarked } from "../_helpers.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
-
-function code(expected: string): (error: unknown) => boolean {
-  return (error) => {
-    ok(error instanceof HarnessError, String(error));
-    equal(error.code, expected, error.message);
-    return true;
-  };
-}
 
 Deno.test(
   "sessions: one sandbox each, created lazily, reused, isolated, recorded",

@@ -1,4 +1,4 @@
-/** Helpers for the stand-in tests: SDK options, a bash runner, process liveness on the host. */
+/** Helpers for the stand-in tests: SDK options, a bash runner, host path existence. */
 import type { Sandbox } from "@deno/sandbox";
 import type { SandboxStandIn } from "../../testing/mod.ts";
 
@@ -26,14 +26,6 @@ export async function run(sandbox: Sandbox, script: string): Promise<{
     stdoutText: output.stdoutText ?? "",
     stderrText: output.stderrText ?? "",
   };
-}
-
-/** Whether a host pid is a live (not zombie) process. */
-export async function alive(pid: number): Promise<boolean> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => null);
-  if (stat === null) return false;
-  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  return state !== "Z" && state !== "X";
 }
 
 /** Whether a host path exists. */

@@ -7,7 +7,8 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { Sandbox } from "@deno/sandbox";
 import { startSandboxStandIn } from "../../testing/mod.ts";
-import { alive, exists, run, sdkOptions } from "./_stand_in_helpers.ts";
+import { exists, run, sdkOptions } from "./_stand_in_helpers.ts";
+import { isAlive } from "../_helpers.ts";
 
 const notFound = (error: Error & { status?: number; code?: string }) =>
   error.name === "ConnectionEstablishmentError" && error.status === 404 &&
@@ -34,8 +35,8 @@ Deno.test("reattach: a new connection finds the files, a still-running spawn and
   await using second = await Sandbox.connect(first.id, sdkOptions(standIn));
   equal(second.id, first.id);
   equal(await second.fs.readTextFile("/home/app/kept.txt"), "kept");
-  ok(await alive(sleeper.pid));
-  ok(await alive(job));
+  ok(isAlive(sleeper.pid));
+  ok(isAlive(job));
   // The job still works after the first connection is gone: release it and wait for its output.
   await second.fs.writeTextFile("/tmp/go", "");
   const waited = await run(second, "until [ -f /tmp/done ]; do sleep 0.02; done; cat /tmp/done");
@@ -46,7 +47,7 @@ Deno.test("reattach: a new connection finds the files, a still-running spawn and
   equal((await run(second, gone)).stdoutText, "gone\n");
   equal(standIn.sandboxes()[0]?.connections, 1);
   await second.kill();
-  equal(await alive(sleeper.pid), false);
+  equal(isAlive(sleeper.pid), false);
 });
 
 Deno.test("a `session` sandbox ends with its last connection; reattach then gets a 404", async () => {
@@ -57,7 +58,7 @@ Deno.test("a `session` sandbox ends with its last connection; reattach then gets
   const root = standIn.path(sandbox.id, "/");
   await sandbox.close();
   equal(await standIn.ended(sandbox.id), "session");
-  equal(await alive(job), false);
+  equal(isAlive(job), false);
   equal(await exists(root), false);
   await rejects(Sandbox.connect(sandbox.id, sdkOptions(standIn)), notFound);
 });
@@ -79,7 +80,7 @@ Deno.test("a timed sandbox ends at stop_at_ms, closing its connection; PATCH (ex
   equal(await standIn.ended(timed.id), "timeout");
   await timed.closed;
   await pending;
-  equal(await alive(child.pid), false);
+  equal(isAlive(child.pid), false);
   await rejects(Sandbox.connect(timed.id, sdkOptions(standIn)), notFound);
   equal((await run(extended, "echo alive")).stdoutText, "alive\n");
   await extended.kill();
@@ -93,8 +94,8 @@ Deno.test("DELETE (sandbox.kill) ends every process, detached ones too, and remo
   const root = standIn.path(sandbox.id, "/");
   await sandbox.kill();
   equal(standIn.sandboxes()[0]?.ended, "killed");
-  equal(await alive(job), false);
-  equal(await alive(sleeper.pid), false);
+  equal(isAlive(job), false);
+  equal(isAlive(sleeper.pid), false);
   equal(await exists(root), false);
   await rejects(Sandbox.connect(sandbox.id, sdkOptions(standIn)), notFound);
 });
@@ -111,7 +112,7 @@ Deno.test("dropConnections: pending calls fail with ConnectionClosedError (1006)
     (e: Error) => e.name === "ConnectionClosedError",
   );
   await using again = await Sandbox.connect(sandbox.id, sdkOptions(standIn));
-  ok(await alive(child.pid));
+  ok(isAlive(child.pid));
   // processKill and processWait work on the pid from a new connection.
   equal((await run(again, `kill -0 ${child.pid} && echo running`)).stdoutText, "running\n");
   await again.kill();
@@ -175,7 +176,7 @@ Deno.test("forget and expire: the open connection closes, reattach is a 404, fil
     await standIn[fault](sandbox.id);
     await sandbox.closed;
     equal(await standIn.ended(sandbox.id), fault === "forget" ? "forgotten" : "timeout");
-    equal(await alive(job), false);
+    equal(isAlive(job), false);
     equal(await exists(root), false);
     await rejects(Sandbox.connect(sandbox.id, sdkOptions(standIn)), notFound);
   }
@@ -187,6 +188,6 @@ Deno.test("close() ends every live sandbox and its processes", async () => {
   const job = await startDetachedJob(sandbox);
   await standIn.close();
   await sandbox.closed;
-  equal(await alive(job), false);
+  equal(isAlive(job), false);
   equal(await exists(standIn.rootDir), false);
 });
