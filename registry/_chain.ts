@@ -30,11 +30,10 @@ export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
-/** One installed middleware: its phase, its installation number and the function. */
+/** One installed middleware: its phase and the function (the registry keeps them by installation). */
 export interface Installed {
   readonly phase: ToolPhase;
-  readonly seq: number;
-  readonly run: ToolMiddleware | undefined;
+  readonly run: ToolMiddleware;
   /** The function of `guard(fn)` (the registry's own sugar, composed without its phase's checks). */
   readonly guard?: Guard;
 }
@@ -55,9 +54,7 @@ function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, 
     phases.get("tools/pre-execute")!.push(preSugar(ctx) as Step);
   }
   if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
-  const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
-  for (const { phase, run, guard } of sorted) {
-    if (run === undefined) continue;
+  for (const { phase, run, guard } of installed) {
     const raw = guard !== undefined || phase === "tools/pre-execute";
     phases.get(phase)!.push((raw ? run : PHASE_RULES[phase](run)) as Step);
   }
@@ -103,7 +100,7 @@ export function observeResult(
     ctx.logger.error(`a tools/result middleware threw: ${errorMessage(error)}`, error);
   for (const observer of observers) {
     try {
-      const result = observer.run?.(call, next);
+      const result = observer.run(call, next);
       if (result instanceof Promise) result.catch(failed);
     } catch (error) {
       failed(error);
@@ -128,7 +125,7 @@ function policySteps(installed: readonly Installed[], steps: Step[]): Step[] {
   if (steps.length > policy.length || !policy.every((e) => e.guard !== undefined)) {
     return [...steps, abortRecheck];
   }
-  const guards = policy.sort((a, b) => a.seq - b.seq).map((e) => e.guard!);
+  const guards = policy.map((e) => e.guard!);
   return [async (call, next) => {
     for (const guard of guards) {
       const denial = runGuard(guard, call.exec);

@@ -117,7 +117,6 @@ class ToolRegistryService {
   #observers: readonly Installed[] = [];
   /** The listing hooks (`schemas()` lists what all accept) and definition hooks, as installed. */
   #hooks: readonly Hook[] = [];
-  #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
@@ -276,8 +275,7 @@ class ToolRegistryService {
   }
 
   /** Installs `entry`, an effect of `caller`'s fiber. */
-  #install(caller: Context, entry: Omit<Installed, "seq">): () => void {
-    const installed: Installed = { ...entry, seq: this.#seq++ };
+  #install(caller: Context, installed: Installed): () => void {
     return effect(caller, () => {
       this.#installed = [...this.#installed, installed];
       this.#changed();
