@@ -9,7 +9,7 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import { compose as composeLayers } from "../core/compose.ts";
+import { compose as composeLayers, type Middleware } from "../core/compose.ts";
 import { errorMessage } from "../core/error_message.ts";
 import {
   aborted,
@@ -25,8 +25,8 @@ import { aroundView, type BodyOptions, runBody } from "./_run_body.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
 
-/** One step: the call and the rest of the chain. */
-export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
+/** One step: the call and the rest of the chain (a `ToolMiddleware` is one). */
+export type Step = Middleware<CallRecord, AbortSignal, ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
@@ -43,22 +43,29 @@ function compose(steps: readonly Step[], inner: Run): Run {
   return steps.length === 0 ? inner : composeLayers(steps, inner);
 }
 
+/** The middleware of each phase, by installation, with the `ctx.on` sugar first in its phase. */
+interface Phases {
+  /** Every phase but `tools/pre-execute`, as steps (each wrapped in its phase's rules). */
+  readonly steps: Map<ToolPhase, Step[]>;
+  /** `tools/pre-execute`, as installed (its decisions are read by `prePhase`). */
+  readonly pre: PreExecuteMiddleware[];
+}
+
 /** The installed middleware of each phase, by installation, with the `ctx.on` sugar in front. */
-function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, Step[]> {
-  const phases = new Map<ToolPhase, Step[]>(TOOL_PHASES.map((phase) => [phase, []]));
+function byPhase(ctx: Context, installed: readonly Installed[]): Phases {
+  const steps = new Map<ToolPhase, Step[]>(TOOL_PHASES.map((phase) => [phase, []]));
+  const pre: PreExecuteMiddleware[] = [];
   // The old hook names, `ctx.on(name, listener)`, are one middleware each, first in their phase.
   if (ctx.listenerCount("tools/post-execute") > 0) {
-    phases.get("tools/post-execute")!.push(postSugar(ctx));
+    steps.get("tools/post-execute")!.push(postSugar(ctx));
   }
-  if (ctx.listenerCount("tools/pre-execute") > 0) {
-    phases.get("tools/pre-execute")!.push(preSugar(ctx) as Step);
-  }
-  if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
+  if (ctx.listenerCount("tools/pre-execute") > 0) pre.push(preSugar(ctx));
+  if (ctx.listenerCount("tools/execute") > 0) steps.get("tools/execute")!.push(aroundSugar(ctx));
   for (const { phase, run, guard } of installed) {
-    const raw = guard !== undefined || phase === "tools/pre-execute";
-    phases.get(phase)!.push((raw ? run : PHASE_RULES[phase](run)) as Step);
+    if (phase === "tools/pre-execute") pre.push(run);
+    else steps.get(phase)!.push(guard !== undefined ? run : PHASE_RULES[phase](run));
   }
-  return phases;
+  return { steps, pre };
 }
 
 /** The chain for the installed middleware; the registry builds it again after a change. */
@@ -67,10 +74,9 @@ export function buildChain(
   installed: readonly Installed[],
   body: Omit<BodyOptions, "abortSuccess">,
 ): Run {
-  const phases = byPhase(ctx, installed);
-  const get = (phase: ToolPhase) => phases.get(phase)!;
+  const { steps, pre } = byPhase(ctx, installed);
+  const get = (phase: ToolPhase) => steps.get(phase)!;
   const bodies = get("body");
-  const pre = get("tools/pre-execute") as PreExecuteMiddleware[];
   const policy = pre.length > 0 ? [prePhase(ctx, pre), ...get("guard")] : get("guard");
   const rest: Step[] = policySteps(installed, policy);
   rest.push(...get("tools/execute"));
@@ -209,19 +215,17 @@ type Pass = { readonly call: CallRecord; readonly next: Next; ask?: Parameters<t
  * One pre-execute middleware; decisions combine as the `ctx.on` waterfall's do: a deny ends the
  * phase before any ask is sent, an ask is held in the `Pass` (a later one replaces it).
  */
-function decide(run: PreExecuteMiddleware): (pass: Pass, next: Next) => Promise<ToolOutcome> {
+function decide(run: PreExecuteMiddleware): Middleware<Pass, AbortSignal | undefined, ToolOutcome> {
   return PHASE_RULES["tools/pre-execute"](async (pass: Pass, next) => {
-    const result: unknown = await run(pass.call, next);
-    if (typeof result !== "object" || result === null || "isError" in result) {
-      return result as ToolOutcome;
-    }
+    const result = await run(pass.call, next);
+    if (typeof result !== "object" || result === null || "isError" in result) return result;
     const decision = checkPreDecision(result);
     if (decision.kind === "deny") {
       return denied(decision.reason || `tool "${pass.call.name}" was denied by policy`);
     }
     if (decision.kind === "ask") pass.ask = decision;
     return await next();
-  }) as (pass: Pass, next: Next) => Promise<ToolOutcome>;
+  });
 }
 
 /** The `ctx.on("tools/pre-execute")` listeners as one middleware: the waterfall's decision. */
