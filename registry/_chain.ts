@@ -74,11 +74,10 @@ export function buildChain(
   installed: readonly Installed[],
   body: Omit<BodyOptions, "abortSuccess">,
 ): Run {
-  const { steps, pre } = byPhase(ctx, installed);
-  const get = (phase: ToolPhase) => steps.get(phase)!;
+  const phases = byPhase(ctx, installed);
+  const get = (phase: ToolPhase) => phases.steps.get(phase)!;
   const bodies = get("body");
-  const policy = pre.length > 0 ? [prePhase(ctx, pre), ...get("guard")] : get("guard");
-  const rest: Step[] = policySteps(installed, policy);
+  const rest = policySteps(ctx, installed, phases);
   rest.push(...get("tools/execute"));
   if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
   const options = { ...body, abortSuccess: bodies.length === 0 };
@@ -124,16 +123,17 @@ export async function askFor(
   return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
 }
 
-/** Policy: one fused step when only `guard()` is installed, else each middleware. */
-function policySteps(installed: readonly Installed[], steps: Step[]): Step[] {
-  const policy = installed.filter((e) => e.phase === "guard" || e.phase === "tools/pre-execute");
-  if (steps.length === 0) return steps;
-  if (steps.length > policy.length || !policy.every((e) => e.guard !== undefined)) {
-    return [...steps, abortRecheck];
+/** Policy: one fused step when only `guard()` is installed, else each phase's and the re-check. */
+function policySteps(ctx: Context, installed: readonly Installed[], phases: Phases): Step[] {
+  const { pre, steps } = phases;
+  const guards = steps.get("guard")!;
+  const fns = installed.flatMap((e) => e.guard ?? []);
+  if (pre.length > 0 || fns.length < guards.length) {
+    return [...(pre.length > 0 ? [prePhase(ctx, pre)] : []), ...guards, abortRecheck];
   }
-  const guards = policy.map((e) => e.guard!);
+  if (fns.length === 0) return [];
   return [async (call, next) => {
-    for (const guard of guards) {
+    for (const guard of fns) {
       const denial = runGuard(guard, call.exec);
       if (denial !== undefined) return denial;
     }
