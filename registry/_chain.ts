@@ -10,7 +10,7 @@
  */
 import type { Context } from "../core/context.ts";
 import { compose as composeLayers, type Middleware } from "../core/compose.ts";
-import { errorMessage } from "../core/error_message.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import {
   aborted,
   abortedBeforeDispatch,
@@ -20,8 +20,15 @@ import {
 } from "../tools/outcome.ts";
 import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "./hooks.ts";
 import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "./hooks.ts";
-import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
-import { aroundView, type BodyOptions, runBody } from "./_run_body.ts";
+import type {
+  ApprovalScope,
+  AroundExecution,
+  Guard,
+  PreExecuteDecision,
+  ToolPhase,
+} from "./hooks.ts";
+import type { AgentHandle, BackgroundJob, ToolExecution } from "../tools/definition.ts";
+import { type BodyOptions, runBody } from "./_run_body.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
 
@@ -180,12 +187,12 @@ const abortSuccess: Step = async (call, next) => {
 /** Step 5: the `ctx.on("tools/execute")` wrappers; a result they author is normalized again. */
 function aroundSugar(ctx: Context): Step {
   return async (call, next) => {
-    const { view, signal } = aroundView(call.exec);
+    const view = new ExecutionView(call.exec);
     let inner: ToolOutcome | undefined;
     const result = await ctx.around(
       "tools/execute",
       view,
-      async () => inner = await next(signal()),
+      async () => inner = await next(view.signal),
     );
     return result === inner ? result : normalizeAuthored(result);
   };
@@ -232,3 +239,49 @@ function decide(run: PreExecuteMiddleware): Middleware<Pass, AbortSignal | undef
 const preSugar = (ctx: Context): PreExecuteMiddleware => (call) =>
   ctx.waterfall<PreExecuteDecision>("tools/pre-execute", ALLOW, call.exec);
 const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
+
+/**
+ * The view itself: frozen own fields, and `signal` an accessor of the class (shared by every view,
+ * so making one stays as cheap as a plain object; a literal with per-object accessors is not).
+ */
+class ExecutionView implements AroundExecution {
+  #signal: AbortSignal;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: ToolExecution["arguments"];
+  readonly token: symbol;
+  readonly output: ToolExecution["output"];
+  readonly deferContext: ToolExecution["deferContext"];
+  readonly agent?: AgentHandle;
+  readonly parent?: symbol;
+  readonly job?: BackgroundJob;
+
+  constructor(exec: ToolExecution) {
+    this.#signal = exec.signal;
+    this.callId = exec.callId;
+    this.name = exec.name;
+    this.arguments = exec.arguments;
+    this.token = exec.token;
+    this.output = exec.output;
+    this.deferContext = exec.deferContext;
+    if (exec.agent !== undefined) this.agent = exec.agent;
+    if (exec.parent !== undefined) this.parent = exec.parent;
+    if (exec.job !== undefined) this.job = exec.job;
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
+
+  set signal(value: AbortSignal) {
+    if (!(value instanceof AbortSignal)) {
+      throw new TypeError(
+        `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
+          describeValue(value)
+        }`,
+      );
+    }
+    this.#signal = value;
+  }
+}
