@@ -24,7 +24,6 @@ export { checkRegistryOptions, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { toolsPlugin } from "./tools_plugin.ts";
 
-export type { ToolCall } from "./tool_call.ts";
 export type {
   DefinitionHook,
   ExecuteRequest,
@@ -32,6 +31,7 @@ export type {
   Next,
   PreExecuteMiddleware,
   RegisterOptions,
+  ToolCall,
   ToolMiddleware,
   ToolRegistry,
 } from "./types.ts";

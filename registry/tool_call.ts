@@ -19,8 +19,6 @@ import type {
 import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
 import type { ExecuteRequest, ToolCall } from "./types.ts";
 
-export type { ToolCall } from "./types.ts";
-
 /** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
 export class CallRecord implements ToolCall {
   readonly callId: string;
