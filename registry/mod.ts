@@ -1,6 +1,7 @@
 /**
- * The tool registry: the `ctx.tools` service, its `tools` plugin, `createHarness()` and the
- * pipeline types (pre-execute, guards, around-execute, post-execute, result).
+ * The tool registry: the `ctx.tools` service, its `tools` plugin and the pipeline types
+ * (pre-execute, guards, around-execute, post-execute, result). `createHarness()` comes out of the
+ * root door.
  *
  * @example Usage
  * ```ts
