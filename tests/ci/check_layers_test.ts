@@ -1,22 +1,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
-import { dirname, join } from "node:path";
 import { checkLayers, CYCLES_PENDING } from "../../.ci/check_layers.ts";
 import { findImportCycles } from "../../.ci/_import_cycles.ts";
-import { tempDir } from "../_helpers.ts";
-
-/** Writes a tiny repository (a deno.json plus `files`) and runs the layer check on it. */
-async function check(files: Record<string, string>, args: string[] = []) {
-  await using dir = await tempDir();
-  const config = { name: "@x/pkg", exports: { ".": "./mod.ts", "./core": "./core/mod.ts" } };
-  await Deno.writeTextFile(join(dir.path, "deno.json"), JSON.stringify(config));
-  for (const [path, text] of Object.entries(files)) {
-    await Deno.mkdir(join(dir.path, dirname(path)), { recursive: true });
-    await Deno.writeTextFile(join(dir.path, path), text);
-  }
-  return await checkLayers(args, dir.path);
-}
-
-const violations = (lines: readonly string[]) => lines.filter((l) => / — /.test(l));
+import { checkRepo as check, violations } from "./_layer_repo.ts";
 
 Deno.test("findImportCycles() finds each strongly connected component once, with its shortest cycle", () => {
   const graph = new Map([
