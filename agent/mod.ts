@@ -24,7 +24,7 @@
  * @module
  */
 export { SYSTEM_PROMPT_HOOK } from "./agent.ts";
-export type { AgentContext, PromptOptions, PromptResult } from "./agent.ts";
+export type { AgentContext, PromptOptions, PromptResult } from "./agent_options.ts";
 export { DEEPSEEK_MODELS, DeepSeekAdapter } from "./deepseek.ts";
 export type { DeepSeekAdapterOptions, ReasoningEffort, ThinkingMode } from "./deepseek.ts";
 export {
