@@ -76,11 +76,8 @@ export type {
   StopReason,
 } from "./session_event.ts";
 export { SessionLog } from "./session_log.ts";
-export type {
-  CreateSessionLogOptions,
-  OpenedSessionLog,
-  OpenSessionLogOptions,
-} from "./session_log.ts";
+export type { OpenedSessionLog } from "./session_log.ts";
+export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
 export { loadSessionKey, SESSION_KEY_FILE, sessionKeyDir } from "./session_key.ts";
 export { importSessionLog } from "./import_session_log.ts";
 export type { ImportedSessionLog } from "./import_session_log.ts";
