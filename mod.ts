@@ -35,4 +35,4 @@ export type {
 export { createHarness } from "./registry/tools_plugin.ts";
 export type { CreateHarnessOptions, ToolsContext } from "./registry/tools_plugin.ts";
 export { Agent, createAgent } from "./agent/agent.ts";
-export type { CreateAgentOptions } from "./agent/agent.ts";
+export type { CreateAgentOptions } from "./agent/agent_options.ts";

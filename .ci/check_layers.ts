@@ -93,14 +93,6 @@ export const RULES: readonly string[] = [
   "module-state",
 ];
 
-/**
- * Folders whose import cycles are known and not yet broken (issue 24): reported as notes, not
- * violations, while every other folder must stay acyclic. Remove a folder once its cycles are gone.
- * None is left: core/'s `Context` ↔ `Fiber` cycle was broken by making `Fiber` and `_runtime.ts`
- * generic over the context type.
- */
-export const CYCLES_PENDING: readonly string[] = [];
-
 /** Rules that run only when `--on=` or `--only=` names them. */
 export const OFF_BY_DEFAULT: readonly string[] = ["mod-door"];
 
@@ -451,15 +443,7 @@ export async function checkLayers(
     notes.push(`note: module-state allows ${JSON.stringify(key)}, which is gone: remove it`);
   }
   const cycles = findImportCycles(graph);
-  const pending = new Set<string>();
   for (const { path, files: members } of cycles) {
-    const folders = new Set(members.map(topFolder));
-    const folder = folders.size === 1 ? [...folders][0]! : undefined;
-    if (folder !== undefined && CYCLES_PENDING.includes(folder)) {
-      pending.add(folder);
-      notes.push(`note: known import cycle (${folder}/ is in CYCLES_PENDING): ${path.join(" → ")}`);
-      continue;
-    }
     const site = firstSite.get(`${path[0]} ${path[1]}`)!;
     const kind = site.kind === "static" ? "" : ` (${site.kind})`;
     const others = members.length > path.length - 1
@@ -472,9 +456,6 @@ export async function checkLayers(
       rule: "import-cycle",
       detail: `cycle ${path.join(" → ")}${others}`,
     });
-  }
-  for (const folder of CYCLES_PENDING.filter((f) => !pending.has(f))) {
-    notes.push(`note: ${folder}/ has no import cycle left: remove it from CYCLES_PENDING`);
   }
   const shown = violations.filter((v) => enabled.has(v.rule)).sort((a, b) =>
     a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line

@@ -2,10 +2,10 @@
  * Runs `deno doc --lint` once per entry point of deno.json's `exports`, each with the doors its
  * users read beside it: the entry points of lower layers (`LAYERS` of `.ci/check_layers.ts`), and
  * the root door (`defineTool`, `createHarness`, `createAgent` and their types) for entry points
- * above every folder the root door exports from. Each
- * name comes out of ONE door (the `one-door` rule), so an entry point passes without re-exporting
- * another's types, and a type that none of those doors exports is reported (`private-type-ref`):
- * a `tools/` signature may name a `core/` type, never an `acp/` one.
+ * above every folder the root door exports from. Each name comes out of ONE door (the `one-door`
+ * rule), so an entry point passes without re-exporting another's types, and a type that none of
+ * those doors exports is reported (`private-type-ref`): a `tools/` signature may name a `core/`
+ * type, never an `acp/` one.
  *
  *     deno run --allow-read=deno.json,mod.ts,.ci --allow-run=deno .ci/doc_lint.ts
  *
@@ -14,7 +14,7 @@
 import { LAYERS } from "./check_layers.ts";
 
 /** The top-level folder of an entry point path (`""` for the root door). */
-export function doorFolder(path: string): string {
+function doorFolder(path: string): string {
   const parts = path.replace(/^\.\//, "").split("/");
   return parts.length === 1 ? "" : parts[0]!;
 }

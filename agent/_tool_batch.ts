@@ -1,6 +1,6 @@
 /** Runs one answer's tool calls: model-order starts, a bounded pool for safe calls, model-order commits. */
 import type { ToolOutcome } from "../tools/outcome.ts";
-import type { ToolCall } from "../registry/tool_call.ts";
+import type { ToolCall } from "../registry/types.ts";
 import type { ToolCallBlock } from "./model.ts";
 
 /** What the batch needs from the agent. */

@@ -8,7 +8,7 @@
 import { errorMessage } from "../core/error_message.ts";
 import type { JsonValue } from "../core/json.ts";
 import type { ToolOutcome } from "../tools/outcome.ts";
-import type { ToolCall } from "../registry/tool_call.ts";
+import type { ToolCall } from "../registry/types.ts";
 import { errorOutcome } from "../tools/outcome.ts";
 import type { AgentHandle } from "../tools/definition.ts";
 import type { AgentContext, CreateAgentOptions, PromptResult } from "./agent_options.ts";

@@ -30,13 +30,6 @@ import type {
   PromptResult,
 } from "./agent_options.ts";
 
-export type {
-  AgentContext,
-  CreateAgentOptions,
-  PromptOptions,
-  PromptResult,
-} from "./agent_options.ts";
-
 /** Name of the waterfall hook that extends the system prompt (Code Mode adds its SDK there). */
 export const SYSTEM_PROMPT_HOOK = "agent/system-prompt";
 

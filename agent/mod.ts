@@ -24,7 +24,7 @@
  * @module
  */
 export { SYSTEM_PROMPT_HOOK } from "./agent.ts";
-export type { AgentContext, PromptOptions, PromptResult } from "./agent.ts";
+export type { AgentContext, PromptOptions, PromptResult } from "./agent_options.ts";
 export { DEEPSEEK_MODELS, DeepSeekAdapter } from "./deepseek.ts";
 export type { DeepSeekAdapterOptions, ReasoningEffort, ThinkingMode } from "./deepseek.ts";
 export {
@@ -76,11 +76,8 @@ export type {
   StopReason,
 } from "./session_event.ts";
 export { SessionLog } from "./session_log.ts";
-export type {
-  CreateSessionLogOptions,
-  OpenedSessionLog,
-  OpenSessionLogOptions,
-} from "./session_log.ts";
+export type { OpenedSessionLog } from "./session_log.ts";
+export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
 export { loadSessionKey, SESSION_KEY_FILE, sessionKeyDir } from "./session_key.ts";
 export { importSessionLog } from "./import_session_log.ts";
 export type { ImportedSessionLog } from "./import_session_log.ts";

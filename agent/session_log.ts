@@ -40,12 +40,16 @@ import { acquireSessionLock, type SessionLock } from "./_session_lock.ts";
 import { CHECKPOINT_LINES, LogSigner } from "./_log_mac.ts";
 import { LogSync } from "./_log_sync.ts";
 import { checkLogDir, createExclusive, openExisting } from "./_safe_files.ts";
-import { checkFileName, firstLine, isoNow, readForResume, storedForm } from "./_open_log.ts";
-import { makeHeader } from "./_open_log.ts";
+import {
+  checkFileName,
+  firstLine,
+  isoNow,
+  makeHeader,
+  readForResume,
+  storedForm,
+} from "./_open_log.ts";
 import type { LoadedSessionLog } from "./read_session_log.ts";
 import type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
-
-export type { CreateSessionLogOptions, OpenSessionLogOptions } from "./session_log_options.ts";
 
 /** What {@linkcode SessionLog.open} found besides the events. */
 export interface OpenedSessionLog {

@@ -6,11 +6,9 @@
  * @module
  */
 import type { Context, Plugin } from "../core/context.ts";
-import type { Next, ToolRegistry } from "../registry/types.ts";
-import type { ToolOutcome } from "../tools/outcome.ts";
+import type { Next, ToolCall, ToolRegistry } from "../registry/types.ts";
 import { CODE_RUNNER_NAME, codeModeListing, type ToolMode } from "./tool_mode.ts";
-import type { ToolCall } from "../registry/tool_call.ts";
-import { errorOutcome } from "../tools/outcome.ts";
+import { errorOutcome, type ToolOutcome } from "../tools/outcome.ts";
 import { createRunCodeTool } from "./run_code.ts";
 import type { CodeRunLimits, CodeRuntime } from "./runtime.ts";
 import { codeModePrompt } from "./sdk.ts";

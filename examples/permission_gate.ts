@@ -1,7 +1,8 @@
 /**
  * A permission gate plugin: rules of tool-name glob + argument globs → allow / ask / deny,
- * installed as `tools/pre-execute` middleware with `ctx.tools.use()`. The rules are dsh.jsonc's `"permissions"` syntax, matched by
- * the same compiled matcher (`compilePermissionRules` from `@dsh/harness/registry`).
+ * installed as `tools/pre-execute` middleware with `ctx.tools.use()`. The rules are dsh.jsonc's
+ * `"permissions"` syntax, matched by the same compiled matcher (`compilePermissionRules` from
+ * `@dsh/harness/tools`).
  *
  * ```ts
  * import * as permissionGate from "./permission_gate.ts";

@@ -9,8 +9,8 @@
  * @module
  */
 import type { Context } from "../core/context.ts";
-import { compose as composeLayers } from "../core/compose.ts";
-import { errorMessage } from "../core/error_message.ts";
+import { compose as composeLayers, type Middleware } from "../core/compose.ts";
+import { describeValue, errorMessage } from "../core/error_message.ts";
 import {
   aborted,
   abortedBeforeDispatch,
@@ -20,21 +20,27 @@ import {
 } from "../tools/outcome.ts";
 import { ABORTED_DURING_POLICY, ask, checkPreDecision, denied } from "./hooks.ts";
 import { PHASE_RULES, runGuard, runPost, TOOL_PHASES } from "./hooks.ts";
-import type { ApprovalScope, Guard, PreExecuteDecision, ToolPhase } from "./hooks.ts";
-import { aroundView, type BodyOptions, runBody } from "./_run_body.ts";
+import type {
+  ApprovalScope,
+  AroundExecution,
+  Guard,
+  PreExecuteDecision,
+  ToolPhase,
+} from "./hooks.ts";
+import type { AgentHandle, BackgroundJob, ToolExecution } from "../tools/definition.ts";
+import { type BodyOptions, runBody } from "./_run_body.ts";
 import type { CallRecord } from "./tool_call.ts";
 import type { Next, PreExecuteMiddleware, ToolCall, ToolMiddleware } from "./types.ts";
 
-/** One step: the call and the rest of the chain. */
-export type Step = (call: CallRecord, next: Next) => Promise<ToolOutcome>;
+/** One step: the call and the rest of the chain (a `ToolMiddleware` is one). */
+export type Step = Middleware<CallRecord, AbortSignal, ToolOutcome>;
 /** A composed chain: the call and the signal its innermost step gets. */
 export type Run = (call: CallRecord, signal: AbortSignal) => Promise<ToolOutcome>;
 
-/** One installed middleware: its phase, its installation number and the function. */
+/** One installed middleware: its phase and the function (the registry keeps them by installation). */
 export interface Installed {
   readonly phase: ToolPhase;
-  readonly seq: number;
-  readonly run: ToolMiddleware | undefined;
+  readonly run: ToolMiddleware;
   /** The function of `guard(fn)` (the registry's own sugar, composed without its phase's checks). */
   readonly guard?: Guard;
 }
@@ -44,24 +50,29 @@ function compose(steps: readonly Step[], inner: Run): Run {
   return steps.length === 0 ? inner : composeLayers(steps, inner);
 }
 
+/** The middleware of each phase, by installation, with the `ctx.on` sugar first in its phase. */
+interface Phases {
+  /** Every phase but `tools/pre-execute`, as steps (each wrapped in its phase's rules). */
+  readonly steps: Map<ToolPhase, Step[]>;
+  /** `tools/pre-execute`, as installed (its decisions are read by `prePhase`). */
+  readonly pre: PreExecuteMiddleware[];
+}
+
 /** The installed middleware of each phase, by installation, with the `ctx.on` sugar in front. */
-function byPhase(ctx: Context, installed: readonly Installed[]): Map<ToolPhase, Step[]> {
-  const phases = new Map<ToolPhase, Step[]>(TOOL_PHASES.map((phase) => [phase, []]));
+function byPhase(ctx: Context, installed: readonly Installed[]): Phases {
+  const steps = new Map<ToolPhase, Step[]>(TOOL_PHASES.map((phase) => [phase, []]));
+  const pre: PreExecuteMiddleware[] = [];
   // The old hook names, `ctx.on(name, listener)`, are one middleware each, first in their phase.
   if (ctx.listenerCount("tools/post-execute") > 0) {
-    phases.get("tools/post-execute")!.push(postSugar(ctx));
+    steps.get("tools/post-execute")!.push(postSugar(ctx));
   }
-  if (ctx.listenerCount("tools/pre-execute") > 0) {
-    phases.get("tools/pre-execute")!.push(preSugar(ctx) as Step);
+  if (ctx.listenerCount("tools/pre-execute") > 0) pre.push(preSugar(ctx));
+  if (ctx.listenerCount("tools/execute") > 0) steps.get("tools/execute")!.push(aroundSugar(ctx));
+  for (const { phase, run, guard } of installed) {
+    if (phase === "tools/pre-execute") pre.push(run);
+    else steps.get(phase)!.push(guard !== undefined ? run : PHASE_RULES[phase](run));
   }
-  if (ctx.listenerCount("tools/execute") > 0) phases.get("tools/execute")!.push(aroundSugar(ctx));
-  const sorted = installed.slice().sort((a, b) => a.seq - b.seq);
-  for (const { phase, run, guard } of sorted) {
-    if (run === undefined) continue;
-    const raw = guard !== undefined || phase === "tools/pre-execute";
-    phases.get(phase)!.push((raw ? run : PHASE_RULES[phase](run)) as Step);
-  }
-  return phases;
+  return { steps, pre };
 }
 
 /** The chain for the installed middleware; the registry builds it again after a change. */
@@ -71,11 +82,9 @@ export function buildChain(
   body: Omit<BodyOptions, "abortSuccess">,
 ): Run {
   const phases = byPhase(ctx, installed);
-  const get = (phase: ToolPhase) => phases.get(phase)!;
+  const get = (phase: ToolPhase) => phases.steps.get(phase)!;
   const bodies = get("body");
-  const pre = get("tools/pre-execute") as PreExecuteMiddleware[];
-  const policy = pre.length > 0 ? [prePhase(ctx, pre), ...get("guard")] : get("guard");
-  const rest: Step[] = policySteps(installed, policy);
+  const rest = policySteps(ctx, installed, phases);
   rest.push(...get("tools/execute"));
   if (bodies.length > 0) rest.push(abortSuccess, ...bodies);
   const options = { ...body, abortSuccess: bodies.length === 0 };
@@ -103,7 +112,7 @@ export function observeResult(
     ctx.logger.error(`a tools/result middleware threw: ${errorMessage(error)}`, error);
   for (const observer of observers) {
     try {
-      const result = observer.run?.(call, next);
+      const result = observer.run(call, next);
       if (result instanceof Promise) result.catch(failed);
     } catch (error) {
       failed(error);
@@ -121,16 +130,17 @@ export async function askFor(
   return answer === ABORTED_DURING_POLICY ? abortedBeforeDispatch() : answer;
 }
 
-/** Policy: one fused step when only `guard()` is installed, else each middleware. */
-function policySteps(installed: readonly Installed[], steps: Step[]): Step[] {
-  const policy = installed.filter((e) => e.phase === "guard" || e.phase === "tools/pre-execute");
-  if (steps.length === 0) return steps;
-  if (steps.length > policy.length || !policy.every((e) => e.guard !== undefined)) {
-    return [...steps, abortRecheck];
+/** Policy: one fused step when only `guard()` is installed, else each phase's and the re-check. */
+function policySteps(ctx: Context, installed: readonly Installed[], phases: Phases): Step[] {
+  const { pre, steps } = phases;
+  const guards = steps.get("guard")!;
+  const fns = installed.flatMap((e) => e.guard ?? []);
+  if (pre.length > 0 || fns.length < guards.length) {
+    return [...(pre.length > 0 ? [prePhase(ctx, pre)] : []), ...guards, abortRecheck];
   }
-  const guards = policy.sort((a, b) => a.seq - b.seq).map((e) => e.guard!);
+  if (fns.length === 0) return [];
   return [async (call, next) => {
-    for (const guard of guards) {
+    for (const guard of fns) {
       const denial = runGuard(guard, call.exec);
       if (denial !== undefined) return denial;
     }
@@ -177,12 +187,12 @@ const abortSuccess: Step = async (call, next) => {
 /** Step 5: the `ctx.on("tools/execute")` wrappers; a result they author is normalized again. */
 function aroundSugar(ctx: Context): Step {
   return async (call, next) => {
-    const { view, signal } = aroundView(call.exec);
+    const view = new ExecutionView(call.exec);
     let inner: ToolOutcome | undefined;
     const result = await ctx.around(
       "tools/execute",
       view,
-      async () => inner = await next(signal()),
+      async () => inner = await next(view.signal),
     );
     return result === inner ? result : normalizeAuthored(result);
   };
@@ -212,22 +222,66 @@ type Pass = { readonly call: CallRecord; readonly next: Next; ask?: Parameters<t
  * One pre-execute middleware; decisions combine as the `ctx.on` waterfall's do: a deny ends the
  * phase before any ask is sent, an ask is held in the `Pass` (a later one replaces it).
  */
-function decide(run: PreExecuteMiddleware): (pass: Pass, next: Next) => Promise<ToolOutcome> {
+function decide(run: PreExecuteMiddleware): Middleware<Pass, AbortSignal | undefined, ToolOutcome> {
   return PHASE_RULES["tools/pre-execute"](async (pass: Pass, next) => {
-    const result: unknown = await run(pass.call, next);
-    if (typeof result !== "object" || result === null || "isError" in result) {
-      return result as ToolOutcome;
-    }
+    const result = await run(pass.call, next);
+    if (typeof result !== "object" || result === null || "isError" in result) return result;
     const decision = checkPreDecision(result);
     if (decision.kind === "deny") {
       return denied(decision.reason || `tool "${pass.call.name}" was denied by policy`);
     }
     if (decision.kind === "ask") pass.ask = decision;
     return await next();
-  }) as (pass: Pass, next: Next) => Promise<ToolOutcome>;
+  });
 }
 
 /** The `ctx.on("tools/pre-execute")` listeners as one middleware: the waterfall's decision. */
 const preSugar = (ctx: Context): PreExecuteMiddleware => (call) =>
   ctx.waterfall<PreExecuteDecision>("tools/pre-execute", ALLOW, call.exec);
 const ALLOW: PreExecuteDecision = Object.freeze({ kind: "allow" });
+
+/**
+ * The view itself: frozen own fields, and `signal` an accessor of the class (shared by every view,
+ * so making one stays as cheap as a plain object; a literal with per-object accessors is not).
+ */
+class ExecutionView implements AroundExecution {
+  #signal: AbortSignal;
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: ToolExecution["arguments"];
+  readonly token: symbol;
+  readonly output: ToolExecution["output"];
+  readonly deferContext: ToolExecution["deferContext"];
+  readonly agent?: AgentHandle;
+  readonly parent?: symbol;
+  readonly job?: BackgroundJob;
+
+  constructor(exec: ToolExecution) {
+    this.#signal = exec.signal;
+    this.callId = exec.callId;
+    this.name = exec.name;
+    this.arguments = exec.arguments;
+    this.token = exec.token;
+    this.output = exec.output;
+    this.deferContext = exec.deferContext;
+    if (exec.agent !== undefined) this.agent = exec.agent;
+    if (exec.parent !== undefined) this.parent = exec.parent;
+    if (exec.job !== undefined) this.job = exec.job;
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
+
+  set signal(value: AbortSignal) {
+    if (!(value instanceof AbortSignal)) {
+      throw new TypeError(
+        `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
+          describeValue(value)
+        }`,
+      );
+    }
+    this.#signal = value;
+  }
+}

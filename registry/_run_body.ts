@@ -4,18 +4,11 @@
  *
  * @module
  */
-import { describeValue, errorMessage } from "../core/error_message.ts";
+import { errorMessage } from "../core/error_message.ts";
 import { HarnessError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import type {
-  AgentHandle,
-  AnyToolDefinition,
-  BackgroundJob,
-  ExecuteReturn,
-  ToolExecution,
-} from "../tools/definition.ts";
+import type { AnyToolDefinition, ExecuteReturn, ToolExecution } from "../tools/definition.ts";
 import { ToolArgsError } from "../tools/tool_args_error.ts";
-import type { AroundExecution } from "./hooks.ts";
 import type { CallRecord } from "./tool_call.ts";
 import {
   aborted,
@@ -179,62 +172,4 @@ function isAbortError(error: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** A wrapper view and a reader of its current signal. */
-export interface AroundView {
-  readonly view: AroundExecution;
-  readonly signal: () => AbortSignal;
-}
-
-/**
- * The view itself: frozen own fields, and `signal` an accessor of the class (shared by every view,
- * so making one stays as cheap as a plain object; a literal with per-object accessors is not).
- */
-class ExecutionView implements AroundExecution {
-  #signal: AbortSignal;
-  readonly callId: string;
-  readonly name: string;
-  readonly arguments: ToolExecution["arguments"];
-  readonly token: symbol;
-  readonly output: ToolExecution["output"];
-  readonly deferContext: ToolExecution["deferContext"];
-  readonly agent?: AgentHandle;
-  readonly parent?: symbol;
-  readonly job?: BackgroundJob;
-
-  constructor(exec: ToolExecution) {
-    this.#signal = exec.signal;
-    this.callId = exec.callId;
-    this.name = exec.name;
-    this.arguments = exec.arguments;
-    this.token = exec.token;
-    this.output = exec.output;
-    this.deferContext = exec.deferContext;
-    if (exec.agent !== undefined) this.agent = exec.agent;
-    if (exec.parent !== undefined) this.parent = exec.parent;
-    if (exec.job !== undefined) this.job = exec.job;
-    Object.freeze(this);
-  }
-
-  get signal(): AbortSignal {
-    return this.#signal;
-  }
-
-  set signal(value: AbortSignal) {
-    if (!(value instanceof AbortSignal)) {
-      throw new TypeError(
-        `Cannot set "signal" on a tool execution: expected an AbortSignal, received ${
-          describeValue(value)
-        }`,
-      );
-    }
-    this.#signal = value;
-  }
-}
-
-/** Makes the wrapper view of `exec`. */
-export function aroundView(exec: ToolExecution): AroundView {
-  const view = new ExecutionView(exec);
-  return { view, signal: () => view.signal };
 }

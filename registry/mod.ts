@@ -1,6 +1,7 @@
 /**
- * The tool registry: the `ctx.tools` service, its `tools` plugin, `createHarness()` and the
- * pipeline types (pre-execute, guards, around-execute, post-execute, result).
+ * The tool registry: the `ctx.tools` service, its `tools` plugin and the pipeline types
+ * (pre-execute, guards, around-execute, post-execute, result). `createHarness()` comes out of the
+ * root door.
  *
  * @example Usage
  * ```ts
@@ -24,7 +25,6 @@ export { checkRegistryOptions, createToolRegistry } from "./tool_registry.ts";
 export type { ToolRegistryOptions } from "./tool_registry.ts";
 export { toolsPlugin } from "./tools_plugin.ts";
 
-export type { ToolCall } from "./tool_call.ts";
 export type {
   DefinitionHook,
   ExecuteRequest,
@@ -32,6 +32,7 @@ export type {
   Next,
   PreExecuteMiddleware,
   RegisterOptions,
+  ToolCall,
   ToolMiddleware,
   ToolRegistry,
 } from "./types.ts";

@@ -19,8 +19,6 @@ import type {
 import { invalidArgsOutcome, materializeContent, type ToolOutcome } from "../tools/outcome.ts";
 import type { ExecuteRequest, ToolCall } from "./types.ts";
 
-export type { ToolCall } from "./types.ts";
-
 /** The registry's record of one call: the public {@linkcode ToolCall} plus the chain's bookkeeping. */
 export class CallRecord implements ToolCall {
   readonly callId: string;
@@ -82,9 +80,8 @@ export class CallRecord implements ToolCall {
 
   get concurrencySafe(): boolean {
     const typed = this.definition?.validated?.isConcurrencySafe;
-    return this.#safe ??= typed !== undefined
-      ? this.validation.ok && typed(this.args) === true
-      : safe(this.definition, this.arguments, () => this.validation.ok);
+    return this.#safe ??= this.validation.ok &&
+      (typed !== undefined ? typed(this.args) === true : safe(this.definition, this.arguments));
   }
 
   defer(content: readonly ContentBlock[]): void {
@@ -169,15 +166,11 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-/** `isConcurrencySafe(args) === true` (when `valid()`); a throw means no. */
-export function safe(
-  definition: AnyToolDefinition | undefined,
-  args: unknown,
-  valid: () => boolean = () => true,
-): boolean {
+/** `definition.isConcurrencySafe(args) === true`; a throw means no. */
+export function safe(definition: AnyToolDefinition | undefined, args: unknown): boolean {
   const classify = definition?.isConcurrencySafe;
   try {
-    return classify !== undefined && valid() && classify(args) === true;
+    return classify !== undefined && classify(args) === true;
   } catch {
     return false;
   }

@@ -16,10 +16,10 @@ import { type Entry, ToolTable } from "./_tool_table.ts";
 import type { BodyOptions } from "./_run_body.ts";
 import { askFor, buildChain, type Installed, observeResult, type Run } from "./_chain.ts";
 import { runGuard, TOOL_PHASES } from "./hooks.ts";
-import { CallRecord, checkScope, lifetime, readRequest, safe, type ToolCall } from "./tool_call.ts";
+import { CallRecord, checkScope, lifetime, readRequest, safe } from "./tool_call.ts";
 import type { Guard } from "./hooks.ts";
 import type { DefinitionHook, ExecuteRequest, ListingHook } from "./types.ts";
-import type { RegisterOptions, ToolMiddleware } from "./types.ts";
+import type { RegisterOptions, ToolCall, ToolMiddleware } from "./types.ts";
 import type { ToolRegistry, ToolSchema } from "./types.ts";
 /** Options of {@linkcode createToolRegistry} (and the `tools` plugin's config). */
 export interface ToolRegistryOptions {
@@ -117,7 +117,6 @@ class ToolRegistryService {
   #observers: readonly Installed[] = [];
   /** The listing hooks (`schemas()` lists what all accept) and definition hooks, as installed. */
   #hooks: readonly Hook[] = [];
-  #seq = 0;
   /** The composed chain, and the listener version it was built for (`undefined`: build again). */
   #run: Run | undefined;
   #builtFor = -1;
@@ -276,8 +275,7 @@ class ToolRegistryService {
   }
 
   /** Installs `entry`, an effect of `caller`'s fiber. */
-  #install(caller: Context, entry: Omit<Installed, "seq">): () => void {
-    const installed: Installed = { ...entry, seq: this.#seq++ };
+  #install(caller: Context, installed: Installed): () => void {
     return effect(caller, () => {
       this.#installed = [...this.#installed, installed];
       this.#changed();

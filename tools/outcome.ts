@@ -94,7 +94,8 @@ export function errorOutcome(message: string, options: ErrorOutcomeOptions = {})
 
 /** The outcome of a thrown value: message, HarnessError code and error name are kept. */
 export function thrownOutcome(thrown: unknown, additionalContexts?: Contexts): ToolOutcome {
-  let code: string | undefined;
+  // HarnessError codes beyond the named ones (for example FS_NOT_OBSERVED) are kept as they are.
+  let code: ToolErrorCode | undefined;
   let name: string | undefined;
   try {
     if (thrown instanceof HarnessError && typeof thrown.code === "string") code = thrown.code;
@@ -102,12 +103,7 @@ export function thrownOutcome(thrown: unknown, additionalContexts?: Contexts): T
   } catch {
     // A hostile error object keeps only its message.
   }
-  return errorOutcome(errorMessage(thrown), {
-    // HarnessError codes beyond ToolErrorCode (for example FS_NOT_OBSERVED) are kept as they are.
-    code: code as ToolErrorCode | undefined,
-    name,
-    additionalContexts,
-  });
+  return errorOutcome(errorMessage(thrown), { code, name, additionalContexts });
 }
 
 const BEFORE_DISPATCH: ToolOutcome = errorOutcome(ABORTED_BEFORE_DISPATCH_MESSAGE, {
@@ -261,7 +257,7 @@ export function normalizeAuthored(value: unknown): ToolOutcome {
     content,
     error: Object.freeze({
       message,
-      ...(typeof error.code === "string" ? { code: error.code as ToolErrorCode } : {}),
+      ...(typeof error.code === "string" ? { code: error.code } : {}),
       ...(typeof error.name === "string" ? { name: error.name } : {}),
     }),
     ...(meta === undefined ? {} : { meta }),

@@ -1,23 +1,8 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { dirname, join } from "node:path";
 import { checkLayers } from "../../.ci/check_layers.ts";
 import { MODULE_STATE_ALLOWED, moduleStateFindings } from "../../.ci/_module_state.ts";
 import { listSourceFiles, parseSourceFile, ROOT, ts } from "../../.ci/_source_files.ts";
-import { tempDir } from "../_helpers.ts";
-
-/** Writes a tiny repository (a deno.json plus `files`) and runs the layer check on it. */
-async function check(files: Record<string, string>, args: string[] = []) {
-  await using dir = await tempDir();
-  const config = { name: "@x/pkg", exports: { ".": "./mod.ts", "./core": "./core/mod.ts" } };
-  await Deno.writeTextFile(join(dir.path, "deno.json"), JSON.stringify(config));
-  for (const [path, text] of Object.entries(files)) {
-    await Deno.mkdir(join(dir.path, dirname(path)), { recursive: true });
-    await Deno.writeTextFile(join(dir.path, path), text);
-  }
-  return await checkLayers(args, dir.path);
-}
-
-const violations = (lines: readonly string[]) => lines.filter((l) => / — /.test(l));
+import { checkRepo as check, violations } from "./_layer_repo.ts";
 
 const parse = (text: string) =>
   ts.createSourceFile("x.ts", text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);

@@ -1,24 +1,12 @@
 import { deepEqual, equal, match } from "node:assert/strict";
-import { dirname, join } from "node:path";
 import { checkLayers } from "../../.ci/check_layers.ts";
 import { doorExports, multiDoorNames } from "../../.ci/_one_door.ts";
 import { ts } from "../../.ci/_source_files.ts";
-import { tempDir } from "../_helpers.ts";
+import { checkRepo } from "./_layer_repo.ts";
 
-/** Writes a tiny repository with three doors plus `files` and runs the layer check on it. */
-async function check(files: Record<string, string>, args: string[] = []) {
-  await using dir = await tempDir();
-  const exports = { ".": "./mod.ts", "./core": "./core/mod.ts", "./tools": "./tools/mod.ts" };
-  await Deno.writeTextFile(
-    join(dir.path, "deno.json"),
-    JSON.stringify({ name: "@x/pkg", exports }),
-  );
-  for (const [path, text] of Object.entries(files)) {
-    await Deno.mkdir(join(dir.path, dirname(path)), { recursive: true });
-    await Deno.writeTextFile(join(dir.path, path), text);
-  }
-  return await checkLayers(args, dir.path);
-}
+const DOORS = { ".": "./mod.ts", "./core": "./core/mod.ts", "./tools": "./tools/mod.ts" };
+/** The layer check on a tiny repository with three doors plus `files`. */
+const check = (files: Record<string, string>, args: string[] = []) => checkRepo(files, args, DOORS);
 
 const parse = (files: Record<string, string>) => (path: string) =>
   files[path] === undefined

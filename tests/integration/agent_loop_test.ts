@@ -1,5 +1,6 @@
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
-import { type Agent, createAgent, type CreateAgentOptions } from "../../agent/agent.ts";
+import { type Agent, createAgent } from "../../agent/agent.ts";
+import type { CreateAgentOptions } from "../../agent/agent_options.ts";
 import {
   maxTokensResponse,
   MockAdapter,

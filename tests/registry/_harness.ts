@@ -75,3 +75,10 @@ export function fakeAgent(sessionId = "s1"): AgentHandle {
     appendEvent() {},
   };
 }
+
+/** A body that never settles on its own: it rejects with the signal's reason once it aborts. */
+export function untilAborted(exec: ToolExecution): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
+  });
+}

@@ -9,7 +9,7 @@ import type { Context } from "../../core/context.ts";
 import { jobsPlugin } from "../../jobs/jobs_plugin.ts";
 import type { JobService } from "../../jobs/job_service.ts";
 import type { ToolRegistry } from "../../registry/types.ts";
-import { fakeAgent, harness, rawTool, text } from "./_harness.ts";
+import { fakeAgent, harness, rawTool, text, untilAborted } from "./_harness.ts";
 import { HANG_GUARD_MS } from "../_helpers.ts";
 
 Deno.test("a background start aborted in the same tick is killed and its id is reported", async () => {
@@ -169,9 +169,7 @@ Deno.test("disposing a fiber aborts its running calls with ABORTED", async () =>
   const started = Promise.withResolvers<void>();
   h.ctx.tools.register(rawTool("wait", async (_args, exec) => {
     started.resolve();
-    await new Promise((_resolve, reject) => {
-      exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-    });
+    await untilAborted(exec);
     return [];
   }));
   let childCtx: Context | undefined;
@@ -200,9 +198,7 @@ Deno.test("disposing the root fiber aborts running calls with ABORTED", async ()
   const started = Promise.withResolvers<void>();
   h.ctx.tools.register(rawTool("wait", async (_args, exec) => {
     started.resolve();
-    await new Promise((_resolve, reject) => {
-      exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-    });
+    await untilAborted(exec);
     return [];
   }));
   const pending = h.ctx.tools.execute({ callId: "c1", name: "wait", arguments: {} });

@@ -9,7 +9,7 @@ import { errorOutcome, type ToolOutcome } from "../../tools/outcome.ts";
 import { type ApprovalOutcome, TOOL_PHASES, type ToolPhase } from "../../registry/hooks.ts";
 import type { ToolExecution } from "../../tools/definition.ts";
 import type { ToolCall, ToolMiddleware } from "../../registry/types.ts";
-import { countingTool, fakeAgent, harness, rawTool, text } from "./_harness.ts";
+import { countingTool, fakeAgent, harness, rawTool, text, untilAborted } from "./_harness.ts";
 
 const deny = (reason: string): ToolOutcome => errorOutcome(reason, { code: "DENIED" });
 
@@ -135,9 +135,7 @@ Deno.test("tools/execute middleware passes a signal to next(); the caller's is j
   h.ctx.tools.register(rawTool("t", (_args, exec) => {
     bodySignals.push(exec.signal);
     started.resolve();
-    return new Promise((_resolve, reject) => {
-      exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-    });
+    return untilAborted(exec);
   }));
   const mine = new AbortController();
   h.ctx.tools.use("tools/execute", (_call, next) => next(mine.signal));

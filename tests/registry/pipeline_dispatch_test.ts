@@ -5,7 +5,7 @@ import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import type { AroundExecution } from "../../registry/hooks.ts";
 import type { ToolOutcome } from "../../tools/outcome.ts";
-import { countingTool, harness, rawTool, text } from "./_harness.ts";
+import { countingTool, harness, rawTool, text, untilAborted } from "./_harness.ts";
 
 type Next = () => Promise<ToolOutcome>;
 
@@ -111,9 +111,7 @@ Deno.test("tools/execute: a wrapper's signal reaches the body and the caller's s
   h.ctx.tools.register(rawTool("t", (_args, exec) => {
     bodySignals.push(exec.signal);
     started.resolve();
-    return new Promise<ExecuteReturn>((_resolve, reject) => {
-      exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-    });
+    return untilAborted(exec);
   }));
   const wrapperController = new AbortController();
   h.ctx.on("tools/execute", (exec: AroundExecution, next: Next) => {
@@ -152,10 +150,7 @@ Deno.test("tools/execute: a body honouring an AbortSignal.timeout() deadline is 
     name: "t",
     description: "Waits for its signal",
     parameters: {},
-    execute: (_args, exec) =>
-      new Promise<ExecuteReturn>((_resolve, reject) => {
-        exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-      }),
+    execute: (_args, exec) => untilAborted(exec),
   }));
   h.ctx.on("tools/execute", (exec: AroundExecution, next: Next) => {
     exec.signal = AbortSignal.any([exec.signal, AbortSignal.timeout(5)]);
@@ -282,10 +277,7 @@ Deno.test("execute() enforces timeoutMs with TOOL_TIMEOUT", async (t) => {
   await using h = await harness({ abortGraceMs: 20 });
   let gate = Promise.withResolvers<void>();
   h.ctx.tools.register(
-    rawTool("polite", (_args, exec) =>
-      new Promise<ExecuteReturn>((_resolve, reject) => {
-        exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-      }), { timeoutMs: 5 }),
+    rawTool("polite", (_args, exec) => untilAborted(exec), { timeoutMs: 5 }),
   );
   h.ctx.tools.register(rawTool("stubborn", async () => {
     await gate.promise;
@@ -319,10 +311,7 @@ Deno.test("execute() enforces timeoutMs with TOOL_TIMEOUT", async (t) => {
 Deno.test("execute() applies the registry's defaultTimeoutMs", async () => {
   await using h = await harness({ defaultTimeoutMs: 5 });
   h.ctx.tools.register(
-    rawTool("slow", (_args, exec) =>
-      new Promise<ExecuteReturn>((_resolve, reject) => {
-        exec.signal.addEventListener("abort", () => reject(exec.signal.reason), { once: true });
-      })),
+    rawTool("slow", (_args, exec) => untilAborted(exec)),
   );
   equal(
     text(await h.ctx.tools.execute({ callId: "1", name: "slow", arguments: {} })),

@@ -2,7 +2,7 @@
  * The typed ToolCall (`prepare()`), its once-only validation, and the chain's plugin layers.
  */
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import type { ToolCall } from "../../registry/tool_call.ts";
+import type { ToolCall } from "../../registry/types.ts";
 import type { Next, ToolMiddleware } from "../../registry/types.ts";
 import { defineTool } from "../../tools/define_tool.ts";
 import type { ExecuteReturn, ToolExecution } from "../../tools/definition.ts";
