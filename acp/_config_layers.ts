@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isInside } from "../tools/paths.ts";
 import { dirname, join, resolve } from "node:path";
 import { userConfigDir } from "../core/user_dirs.ts";
 import type { AgentConfig } from "./_config_types.ts";
@@ -69,10 +70,6 @@ async function realDir(path: string): Promise<string> {
   } catch {
     return resolve(path);
   }
-}
-
-function isInside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 }
 
 function configDirOf(env: (name: string) => string | undefined): string | undefined {

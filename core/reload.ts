@@ -7,7 +7,7 @@ import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Context } from "./context.ts";
 import type { Fiber } from "./fiber.ts";
-import type { Plugin } from "./plugin.ts";
+import type { Plugin } from "./context.ts";
 
 /** Options of {@linkcode reloadPlugin}. */
 export interface ReloadPluginOptions<C = unknown> {

@@ -8,7 +8,7 @@ import { deepStrictEqual } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LineSplitter } from "../core/lines.ts";
-import type { Plugin, PluginFunction } from "../core/plugin.ts";
+import type { Plugin, PluginFunction } from "../core/context.ts";
 import type { ModelRequest } from "../agent/model.ts";
 import { MockAdapter, type MockEntry } from "../agent/mod.ts";
 import type { ToolMode } from "../codemode/mod.ts";
